@@ -1,0 +1,31 @@
+"""nbgrader configuration of the kernel PCA course kit (the repository root is the course)."""
+
+c = get_config()  # noqa: F821  (nbgrader injects get_config)
+
+c.CourseDirectory.course_id = "kernel_pca"
+c.CourseDirectory.root = __import__("os").path.dirname(__import__("os").path.abspath(__file__))
+c.CourseDirectory.db_url = "sqlite:///" + c.CourseDirectory.root + "/gradebook.db"
+
+# The five problem sets, in teaching order.
+c.CourseDirectory.db_assignments = [
+    {"name": name}
+    for name in ("ps1_circle_lift", "ps2_feature_maps", "ps3_mercer", "ps4_centering", "ps5_kernel_pca")
+]
+
+# Each cell gets 30 s; a cell that runs over is interrupted and scores 0, the rest still run.
+c.Execute.timeout = 30
+c.Execute.interrupt_on_timeout = True
+c.Execute.allow_errors = True
+
+# What students see in place of the solutions.
+c.ClearSolutions.code_stub = {
+    "python": "# YOUR CODE HERE\nraise NotImplementedError()",
+}
+c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
+
+# Feedback pages must not show hidden tests.
+c.GenerateFeedback.preprocessors = [
+    "nbgrader.preprocessors.GetGrades",
+    "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+    "nbgrader.preprocessors.ClearHiddenTests",
+]
