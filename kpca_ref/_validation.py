@@ -14,10 +14,13 @@ import sympy as sp
 
 __all__ = [
     "as_exact_matrix",
+    "as_exact_param",
     "as_exact_scalar",
     "as_float_array",
     "as_float_matrix",
+    "as_points",
     "as_square_float",
+    "check_exact_finite",
     "check_int",
     "check_positive",
     "is_exact",
@@ -136,6 +139,22 @@ def as_exact_matrix(value, name: str, *, square: bool = False, min_size: int = 1
     return mat
 
 
+def check_exact_finite(mat: sp.Matrix, name: str) -> sp.Matrix:
+    """Refuse ``oo``, ``-oo``, ``zoo`` and ``nan`` in an exact matrix; returns ``mat``.
+
+    >>> check_exact_finite(sp.Matrix([[1, sp.oo]]), "K")
+    Traceback (most recent call last):
+    ...
+    ValueError: K contains oo; every entry must be finite
+    """
+    for entry in mat:
+        if entry.has(sp.nan):
+            raise ValueError(f"{name} contains nan; every entry must be finite")
+        if entry.has(sp.oo, -sp.oo, sp.zoo) or entry.is_finite is False:
+            raise ValueError(f"{name} contains {entry}; every entry must be finite")
+    return mat
+
+
 def check_int(value, name: str, *, minimum: int = 0) -> int:
     """A Python int >= ``minimum``; floats such as 2.0 and bools are refused."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, sp.Integer)):
@@ -157,3 +176,59 @@ def check_positive(value, name: str) -> float:
     if not np.isfinite(number) or number <= 0:
         raise ValueError(f"{name} must be > 0, got {value}")
     return number
+
+
+def as_exact_param(value, name: str, default):
+    """Exact twin of a keyword argument whose default is a float (``c=1.0``, ``gamma=0.5``).
+
+    The default itself is read as the exact binary value it stands for (1.0 -> 1,
+    0.5 -> 1/2); any other float is refused like every float on an exact route.
+
+    >>> as_exact_param(0.5, "gamma", 0.5), as_exact_param(sp.Rational(1, 3), "gamma", 0.5)
+    (1/2, 1/3)
+    """
+    if isinstance(value, float) and value == default:
+        return sp.Rational(value)
+    return as_exact_scalar(value, name)
+
+
+def as_points(value, name: str, *, cols: int | None = None):
+    """Points as rows (float64 array or exact sympy Matrix) and whether one point was given.
+
+    A 1-D input (or a sympy column Matrix) is a single point; a 2-D input holds one
+    point per row. Returns ``(points, single)`` with ``points`` of shape (n, d).
+
+    >>> as_points([1, 2], "x")
+    (array([[1., 2.]]), True)
+    >>> as_points([[1, 2, 3]], "X", cols=2)
+    Traceback (most recent call last):
+    ...
+    ValueError: X must have 2 coordinates per point, got shape (1, 3)
+    """
+    if is_exact(value):
+        if isinstance(value, sp.MatrixBase):
+            single = value.cols == 1 and value.rows > 1 and (cols is None or value.rows == cols)
+            mat = as_exact_matrix(value.T if single else value, name)
+        else:
+            ndim = np.array(value, dtype=object).ndim
+            if ndim not in (1, 2):
+                raise ValueError(f"{name} must be 1-D (one point) or 2-D (one point per row), "
+                                 f"got {ndim}-D input")
+            single = ndim == 1
+            mat = as_exact_matrix(value, name)
+        shape = (mat.rows, mat.cols)
+        points = check_exact_finite(mat, name)
+    else:
+        arr = as_float_array(value, name)
+        if arr.ndim not in (1, 2):
+            raise ValueError(f"{name} must be 1-D (one point) or 2-D (one point per row), "
+                             f"got shape {_shape_text(arr.shape)}")
+        single = arr.ndim == 1
+        points = arr.reshape(1, -1) if single else arr
+        shape = points.shape
+    if cols is not None and shape[1] != cols:
+        raise ValueError(f"{name} must have {cols} coordinates per point, "
+                         f"got shape {_shape_text((shape[1],) if single else shape)}")
+    if shape[0] < 1 or shape[1] < 1:
+        raise ValueError(f"{name} must hold at least one point, got shape {_shape_text(shape)}")
+    return points, single

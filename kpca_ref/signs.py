@@ -14,6 +14,11 @@ import sympy as sp
 #: Entries within this relative distance of the column's largest magnitude tie.
 SIGN_TIE_RTOL = 1e-9
 
+#: Exact route: magnitudes are first compared at this many digits; only entries that
+#: agree with the largest to ``_EXACT_TIE_RTOL`` are then compared exactly.
+_EXACT_SCREEN_DIGITS = 30
+_EXACT_TIE_RTOL = 1e-20
+
 
 def canonical_signs(vectors: np.ndarray) -> np.ndarray:
     """Return a copy of ``vectors`` with each column's sign fixed by the rule above.
@@ -47,9 +52,19 @@ def canonical_sign_exact(vector: sp.Matrix) -> sp.Matrix:
     [-1]])
     """
     vector = sp.Matrix(vector)
-    mags = [sp.Abs(sp.nsimplify(e)) for e in vector]
-    top = max(mags, key=lambda m: (m, 0)) if mags else 0
+    # nsimplify turns Floats into Rationals; exact entries are used as they are.
+    mags = [sp.Abs(sp.nsimplify(e) if e.has(sp.Float) else e) for e in vector]
+    # Screen with 30-digit values first: only entries that agree with the largest to
+    # 20 digits can tie, so the slow exact test runs on those few (radicals, CRootOf).
+    approx = [sp.N(m, _EXACT_SCREEN_DIGITS) for m in mags]
+    near = max(approx, default=0)
+    close = [i for i, a in enumerate(approx) if abs(a - near) <= _EXACT_TIE_RTOL * abs(near)]
+    top = max((mags[i] for i in close), key=lambda m: (m, 0)) if close else 0
     if top == 0:
         return vector
-    first = next(i for i, m in enumerate(mags) if sp.simplify(m - top) == 0)
-    return -vector if vector[first].is_negative or sp.simplify(vector[first]) < 0 else vector
+    first = next(i for i in close if sp.simplify(mags[i] - top) == 0)
+    lead = vector[first]
+    negative = lead.is_negative
+    if negative is None:  # e.g. a polynomial in CRootOf: its (nonzero) value decides
+        negative = sp.N(lead, _EXACT_SCREEN_DIGITS) < 0
+    return -vector if negative else vector

@@ -19,11 +19,67 @@ NEGATIVE_EIGENVALUE_RTOL = 1e-8
 SYMMETRY_RTOL = 1e-10
 
 #: Relative tolerance used when the grading helpers compare floats.
-GRADING_RTOL = 1e-6
+#:
+#: Grading accepts any correct computation in float32 (``eps32 = 2**-23``, about
+#: 1.2e-7) and must still fail every classic mistake. Measured on the hidden cases with
+#: float32 versions of all contract functions (tests/grading/float32_alternatives.py):
+#: where no cancellation occurs their results are within 2.8e-7 of the reference, entry
+#: by entry. The classic mistake closest to a correct result is the variance divisor at
+#: the largest n of the cases: n = 300 against n - 1 = 299 is off by 1/299 = 3.3e-3
+#: (``feature_variances``; a 1/(n - 1) centring matrix differs by the same fraction,
+#: entry by entry). 3e-5 sits in the middle on a log scale: about 100x above the
+#: float32 round-off and 100x below that mistake.
+GRADING_RTOL = 3e-5
 
 #: Absolute floor of the grading comparison, relative to the largest expected entry.
-GRADING_ATOL_SCALE = 1e-8
+#:
+#: Results obtained by cancellation (centred kernel matrices, eigenvector entries near
+#: zero, scores, kernel matrices from expanded squared distances) carry float32 errors
+#: relative to the size of the INPUTS, not of each entry: measured at most 2.5e-7 of the
+#: largest expected entry (centre_kernel at n = 300; H K H, the four-term formula and
+#: loops with sequential float32 sums alike). On that scale the classic mistakes differ
+#: by at least 8.5e-3 (variance_shares without centring, coordinates of size 1e6), and a
+#: misplaced parenthesis in the polynomial kernel, (x @ y)^p + c, by 1.1e-4 (its "large
+#: coordinates" group; its other groups by far more). 1e-5 keeps 40x above float32,
+#: 850x below the classic mistakes and 10x below that slip.
+GRADING_ATOL_SCALE = 1e-5
+
+#: Absolute floor, relative to the largest expected entry, for results computed entry
+#: by entry from products and quotients only (quadratic_map, rbf_features_1d,
+#: explained_ratio, feature_variances, centring_matrix). Their round-off is relative to
+#: each entry, so each entry is compared on its own (rtol); the tiny floor only lets an
+#: exact zero be matched. With the ordinary floor a share of 1e-5 of the largest would
+#: hide the squared-eigenvalue mistake of explained_ratio (its "one dominant eigenvalue"
+#: group), and the 1/n-sized entries of centring_matrix the n - 1 divisor at n = 300
+#: (1/299 - 1/300 = 1.1e-5 of the largest entry).
+GRADING_ENTRYWISE_ATOL_SCALE = 1e-12
+
+#: Absolute floor of ``recover_circle``, relative to the largest of ``|a|, |b|, r``.
+#: The contract's algorithm (least right singular vector of ``lift(X)``) is
+#: ill-conditioned for a circle whose distance from the origin is large compared with
+#: its radius: the lift's columns range from 1 to (distance)^2. Run in float32 it is off
+#: by 2.2e-5 of the circle's size on the hidden group "circle far from the origin"
+#: (centre (400, -300), radius 20); in float64, even through lift^T lift (which squares
+#: the conditioning), the error stays below 1e-6. The closest wrong answer measured is
+#: 4.7e-2 of that size (the right centre with radius 1); wrong formulas (sign of a or b,
+#: the factor 1/2, r^2 = a^2 + b^2 + u_0, the largest singular vector) are off by order
+#: 1. 1e-3 sits in the middle: 45x above the float32 error, 47x below that answer.
+GRADING_CIRCLE_ATOL_SCALE = 1e-3
+
+#: A complex result counts as real when its largest imaginary part is at most this
+#: fraction of its largest real part: a float32 complex solver (``eig`` of a float32
+#: matrix) leaves imaginary round-off of about eps32; the grading floor bounds it.
+GRADING_IMAG_RTOL = GRADING_ATOL_SCALE
 
 #: Two eigenvalues closer than this (relative to the largest) count as repeated:
 #: their eigenvectors are compared as a subspace.
 REPEATED_EIGENVALUE_RTOL = 1e-6
+
+#: ``components_needed``: a cumulative share counts as reaching the threshold when it
+#: is at least ``threshold * (1 - CUMULATIVE_SHARE_RTOL)`` (so 0.6 + 0.35 reaches 0.95).
+CUMULATIVE_SHARE_RTOL = 1e-9
+
+#: ``recover_circle``: relative tolerance for "these points lie on one circle" (equal
+#: f1^2 and f2^2 coefficients, no f1*f2 term, and distances to the centre within this
+#: fraction of the radius).
+CIRCLE_RTOL = 1e-3
