@@ -1,0 +1,128 @@
+"""Registry of the exact answers that ``grading.grade_exact`` compares with.
+
+Each problem set has one module here (``ps1`` ... ``ps5``) that registers its
+answers with the decorator :func:`register_answer`. A registered function takes
+no argument and *computes* the value with ``kpca_ref`` from the lecture's
+numbers, so the answer key never holds a hand-typed number::
+
+    @register_answer("ps4_centred_pair")
+    def centred_pair():
+        return centre_kernel(sp.Matrix([[2, 1], [1, 2]]))
+
+``register_answer(name, up_to_sign=True)`` marks answers whose sign is free
+(eigenvectors, coordinates): ``grade_exact`` then accepts each column of a
+Matrix, each element of a list or tuple, or a scalar, with either sign.
+
+Looking up a name that was never registered raises ``KeyError`` listing the
+known names. The per-problem-set modules are imported when this package is
+imported; ``kpca_ref.grading`` imports this package only on first use, so an
+error in one answer module never breaks ``grading.grade``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from collections.abc import Callable
+
+__all__ = ["ANSWERS", "UP_TO_SIGN", "answer", "register_answer"]
+
+#: the problem-set modules that register answers, imported in this order
+MODULES = ("ps1", "ps2", "ps3", "ps4", "ps5")
+
+
+class _Registry(dict):
+    """A dict whose failed lookups name every registered answer."""
+
+    def __missing__(self, key):
+        known = ", ".join(sorted(self)) or "(none)"
+        raise KeyError(f"no exact answer is registered under {key!r}; known answers: {known}")
+
+
+#: answer name -> function of no argument computing the exact value
+ANSWERS: dict[str, Callable[[], object]] = _Registry()
+
+#: names of the answers whose sign is free (per column / element)
+UP_TO_SIGN: set[str] = set()
+
+
+def register_answer(name: str, *, up_to_sign: bool = False):
+    """Decorator registering a function of no argument as the exact answer ``name``.
+
+    Parameters
+    ----------
+    name : str
+        The name the notebook's hidden test passes to ``grade_exact``.
+    up_to_sign : bool, default False
+        Accept the value with either sign (each Matrix column, each list or
+        tuple element, or the scalar, independently).
+
+    Returns
+    -------
+    callable
+        The decorator; it returns the function unchanged.
+
+    Raises
+    ------
+    ValueError
+        When a different function is already registered under ``name``.
+
+    Examples
+    --------
+    >>> @register_answer("doc_example_half")
+    ... def half():
+    ...     import sympy as sp
+    ...     return sp.Rational(1, 2)
+    >>> ANSWERS["doc_example_half"]()
+    1/2
+    >>> _ = ANSWERS.pop("doc_example_half")
+    """
+
+    def decorator(fn):
+        old = ANSWERS.get(name)
+        same = old is not None and (old.__module__, old.__qualname__) == (
+            fn.__module__,
+            fn.__qualname__,
+        )
+        if old is not None and not same:
+            raise ValueError(
+                f"the exact answer {name!r} is already registered by "
+                f"{old.__module__}.{old.__qualname__}"
+            )
+        ANSWERS[name] = fn
+        if up_to_sign:
+            UP_TO_SIGN.add(name)
+        else:
+            UP_TO_SIGN.discard(name)
+        return fn
+
+    return decorator
+
+
+def answer(name: str):
+    """Compute the registered exact answer ``name``; ``KeyError`` lists the known names.
+
+    Returns
+    -------
+    tuple
+        ``(value, up_to_sign)``.
+
+    Examples
+    --------
+    >>> answer("no_such_answer")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    KeyError: "no exact answer is registered under 'no_such_answer'; known answers: ..."
+    """
+    fn = ANSWERS[name]
+    return fn(), name in UP_TO_SIGN
+
+
+def _load_modules() -> None:
+    for module in MODULES:
+        full = f"{__name__}.{module}"
+        if importlib.util.find_spec(full) is not None:
+            importlib.import_module(full)
+
+
+_load_modules()

@@ -1,0 +1,185 @@
+"""Hidden test cases: for each contract function, its groups of concrete inputs.
+
+A :class:`Group` is what earns partial credit: a label the student sees ("n up to
+300", "exact sympy input", ...) and a few :class:`Case` objects built
+deterministically from numpy generators whose seeds appear in no notebook. A
+case carries its arguments and how to compare (tolerances, an expected
+``ValueError``). Groups are built fresh on every call of :func:`groups`, so
+nothing a notebook does to a previous result can leak into the next grading.
+
+The builders live in :mod:`.cases_circle` (ps1), :mod:`.cases_features` (ps2),
+:mod:`.cases_mercer` (ps3) and :mod:`.cases_kpca` (ps4, ps5); this module holds
+the types, the shared input makers and the registry.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kpca_ref.tolerances import GRADING_ATOL_SCALE, GRADING_RTOL
+
+__all__ = ["PARAMS", "Case", "Group", "groups", "names"]  # plus the input makers below
+
+#: every contract function and its parameter names, in signature order
+PARAMS: dict[str, tuple[str, ...]] = {
+    "variance_shares": ("X",),
+    "components_needed": ("shares", "threshold"),
+    "lift": ("X",),
+    "circle_normal": ("a", "b", "r"),
+    "recover_circle": ("X",),
+    "count_distinct_products": ("d", "p"),
+    "count_monomials": ("d", "p"),
+    "quadratic_map": ("x",),
+    "poly_feature_map": ("x", "p", "c"),
+    "rbf_features_1d": ("x", "terms", "gamma"),
+    "poly_kernel": ("X", "Y", "p", "c"),
+    "rbf_kernel": ("X", "Y", "gamma"),
+    "feature_distance": ("k", "x", "y"),
+    "gamma_for_similarity": ("distance", "similarity"),
+    "gram": ("k", "X"),
+    "is_symmetric": ("K", "tol"),
+    "is_psd": ("K", "tol"),
+    "is_psd_exact": ("K",),
+    "find_counterexample": ("k", "d", "max_points", "seed"),
+    "centring_matrix": ("n",),
+    "centre_kernel": ("K",),
+    "centre_new": ("K_new", "K_train"),
+    "feature_mean_sq_norm": ("K",),
+    "distances_to_mean": ("K",),
+    "kpca_fit": ("Kc", "l"),
+    "kpca_scores": ("Kc", "alpha"),
+    "kpca_transform": ("K_new", "K_train", "alpha"),
+    "explained_ratio": ("mu",),
+    "feature_variances": ("mu", "n", "ddof"),
+    "reconstruction_error": ("Kc", "l"),
+}
+
+
+@dataclass
+class Case:
+    """One call of the student's function and how to judge its result.
+
+    Attributes
+    ----------
+    args, kwargs
+        The call. Optional contract parameters are passed by keyword.
+    rtol, atol, atol_scale, per_column
+        Passed to :func:`kpca_ref.grading.compare.allclose` for float results.
+    expect_error
+        The reference raises this exception type here; the student must too.
+    batch
+        Several calls ``[(args, kwargs), ...]`` judged together (poly_feature_map).
+    """
+
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+    rtol: float = GRADING_RTOL
+    atol: object = None
+    atol_scale: float = GRADING_ATOL_SCALE
+    per_column: bool = False
+    expect_error: type | None = None
+    batch: list = field(default_factory=list)
+
+    def calls(self) -> list:
+        """The calls to make: ``[(args, kwargs), ...]``."""
+        return self.batch or [(self.args, self.kwargs)]
+
+    def positional(self, name: str) -> tuple:
+        """All arguments in signature order (defaults left out), for :func:`diagnose`."""
+        values = list(self.args)
+        for param in PARAMS[name][len(values):]:
+            if param not in self.kwargs:
+                break
+            values.append(self.kwargs[param])
+        return tuple(values)
+
+
+@dataclass
+class Group:
+    """A labelled group of cases; it passes when every case passes."""
+
+    label: str
+    cases: list
+
+
+def rng(key: int) -> np.random.Generator:
+    """The generator of one builder; the fixed prefix keeps seeds apart from notebooks'."""
+    return np.random.default_rng([0x6B_70_63_61, 2025, key])
+
+
+def rbf(X, Y, gamma):
+    """RBF kernel matrix by direct differences (inputs for the cases, not the answer)."""
+    X, Y = np.asarray(X, dtype=float), np.asarray(Y, dtype=float)
+    return np.exp(-gamma * ((X[:, None, :] - Y[None, :, :]) ** 2).sum(axis=2))
+
+
+def poly(X, Y, p, c=1.0):
+    """Polynomial kernel matrix ``(X Y^T + c)^p``."""
+    return (np.asarray(X, dtype=float) @ np.asarray(Y, dtype=float).T + c) ** p
+
+
+def centred(K):
+    """``H K H`` made exactly symmetric."""
+    n = len(K)
+    H = np.eye(n) - np.full((n, n), 1.0 / n)
+    M = H @ np.asarray(K, dtype=float) @ H
+    return (M + M.T) / 2
+
+
+def with_spectrum(r: np.random.Generator, mus, n: int) -> np.ndarray:
+    """A centred PSD (n, n) matrix with the positive eigenvalues ``mus`` (rest zero)."""
+    A = np.column_stack([np.ones(n), r.standard_normal((n, n - 1))])
+    Q = np.linalg.qr(A)[0][:, 1 : len(mus) + 1]
+    M = (Q * np.asarray(mus, dtype=float)) @ Q.T
+    return (M + M.T) / 2
+
+
+def on_circle(r: np.random.Generator, a, b, radius, n: int) -> np.ndarray:
+    """``n`` points of a circle at well-spread random angles."""
+    t = (np.arange(n) + r.uniform(0.1, 0.9, n)) * (2 * np.pi / n)
+    return np.column_stack([a + radius * np.cos(t), b + radius * np.sin(t)])
+
+
+def k_rbf(x, y, gamma=0.8):
+    """RBF kernel of two points, a Python callable handed to ``gram`` and friends."""
+    diff = np.asarray(x, dtype=float) - np.asarray(y, dtype=float)
+    return float(np.exp(-gamma * float(diff @ diff)))
+
+
+def k_poly(x, y, p=2, c=1.0):
+    """Polynomial kernel ``(x @ y + c)^p`` of two points."""
+    return float((float(np.asarray(x, dtype=float) @ np.asarray(y, dtype=float)) + c) ** p)
+
+
+def k_linear(x, y):
+    """Linear kernel ``x @ y`` of two points."""
+    return float(np.asarray(x, dtype=float) @ np.asarray(y, dtype=float))
+
+
+def _registry() -> dict:
+    from kpca_ref.grading import cases_circle, cases_features, cases_kpca, cases_mercer
+
+    table = {**cases_circle.BUILDERS, **cases_features.BUILDERS, **cases_mercer.BUILDERS,
+             **cases_kpca.BUILDERS}
+    missing = set(PARAMS) - set(table)
+    if missing:  # pragma: no cover - guards the two builder modules
+        raise RuntimeError(f"no hidden cases for {sorted(missing)}")
+    return table
+
+
+def names() -> list[str]:
+    """The 30 contract function names, in problem-set order."""
+    return list(PARAMS)
+
+
+def groups(name: str) -> list[Group]:
+    """Freshly built case groups of the contract function ``name``.
+
+    >>> [g.label for g in groups("centring_matrix")]
+    ['the smallest case n = 2', 'small n', 'n up to 300']
+    """
+    if name not in PARAMS:
+        raise KeyError(f"{name!r} is not a contract function; known: {', '.join(PARAMS)}")
+    return _registry()[name]()

@@ -1,0 +1,241 @@
+"""Hidden case groups of ps4 (centring in feature space) and ps5 (kernel PCA).
+
+Centred matrices for the eigen-problems are built either from kernels on random
+points or with a prescribed spectrum, so that every group knows whether its
+eigenvalues are well separated, repeated or zero. ``kpca_scores`` and
+``kpca_transform`` receive the reference's coefficient vectors, so their results
+are compared without any sign freedom.
+
+>>> [case.expect_error for case in BUILDERS["kpca_fit"]()[-1].cases]
+[<class 'ValueError'>, <class 'ValueError'>]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from kpca_ref.grading.cases import Case, Group, centred, poly, rbf, rng, with_spectrum
+from kpca_ref.tolerances import GRADING_ATOL_SCALE, GRADING_ENTRYWISE_ATOL_SCALE
+
+#: results computed by products and quotients only are compared entry by entry
+ENTRYWISE = {"atol_scale": GRADING_ENTRYWISE_ATOL_SCALE}
+
+__all__ = ["BUILDERS"]
+
+
+def _exact_kernel(xs, ys):
+    """The lecture's kernel k(x, y) = xy + (xy)^2 on scalars, exactly."""
+    return sp.Matrix(len(xs), len(ys), lambda i, j: xs[i] * ys[j] + (xs[i] * ys[j]) ** 2)
+
+
+def centring_matrix():
+    # entries 1 - 1/n and -1/n: compared one by one, so that an n - 1 divisor shows
+    # at n = 300 too (it moves the -1/n entries by 1/299 of themselves)
+    return [
+        Group("the smallest case n = 2", [Case((2,), **ENTRYWISE)]),
+        Group("small n", [Case((3,), **ENTRYWISE), Case((5,), **ENTRYWISE),
+                          Case((7,), **ENTRYWISE)]),
+        Group("n up to 300", [Case((300,), **ENTRYWISE), Case((64,), **ENTRYWISE)]),
+    ]
+
+
+def centre_kernel():
+    r = rng(201)
+    X = r.standard_normal((5, 2))
+    low = r.standard_normal((9, 2))
+    R = sp.Rational
+    pts = sp.Matrix([[1, R(1, 2)], [0, 2], [-1, 1], [R(3, 2), -2]])
+    return [
+        Group("the lecture's examples", [
+            Case((np.array([[2.0, 1.0], [1.0, 2.0]]),)),
+            Case((np.array(_exact_kernel([-1, 0, 1], [-1, 0, 1]), dtype=float),))]),
+        Group("random kernel matrices", [Case((rbf(X, X, 0.9),)),
+                                         Case((poly(low[:8], low[:8], 2, 0.5),))]),
+        Group("n up to 300", [Case((rbf(*(2 * [r.standard_normal((300, 3))]), 0.3),))]),
+        Group("kernel entries of size 1e6", [Case((1e6 * poly(X, X, 3),))]),
+        Group("rank-deficient (linear kernel, d < n)", [Case((low @ low.T,))]),
+        Group("exact sympy input", [Case((_exact_kernel([-2, 1, 3], [-2, 1, 3]),)),
+                                    Case((pts * pts.T / 3,))]),
+    ]
+
+
+def _new_case(r, m, n, kernel="rbf", scale=1.0):
+    X, Xn = r.standard_normal((n, 2)), r.standard_normal((m, 2))
+    if kernel == "rbf":
+        return Case((scale * rbf(Xn, X, 0.7), scale * rbf(X, X, 0.7)))
+    return Case((scale * poly(Xn + 1, X + 1, 2), scale * poly(X + 1, X + 1, 2)))
+
+
+def centre_new():
+    r = rng(202)
+    X = r.standard_normal((6, 2))
+    K = poly(X, X, 2)
+    train = [-2, 1, 3]
+    half, four = sp.Rational(1, 2), sp.Integer(4)
+    return [
+        Group("random kernel matrices", [_new_case(r, 3, 5), _new_case(r, 2, 6, "poly")]),
+        Group("a single new point", [_new_case(r, 1, 4), _new_case(r, 1, 7, "poly")]),
+        Group("new points equal to the training points", [Case((K.copy(), K))]),
+        Group("n up to 300", [_new_case(r, 40, 300)]),
+        Group("kernel entries of size 1e6", [_new_case(r, 3, 8, "poly", 1e6)]),
+        Group("exact sympy input", [
+            Case((_exact_kernel([half, four], train), _exact_kernel(train, train))),
+            Case((_exact_kernel([sp.Integer(-1)], train), _exact_kernel(train, train)))]),
+    ]
+
+
+def feature_mean_sq_norm():
+    r = rng(203)
+    X = r.standard_normal((7, 3))
+    return [
+        Group("random kernel matrices", [Case((rbf(X, X, 0.5),)), Case((poly(X, X, 2),))]),
+        Group("the linear kernel", [Case((X @ X.T,))]),
+        Group("kernel entries of size 1e6", [Case((1e6 * poly(X[:4], X[:4], 3),))]),
+        Group("one point", [Case((np.array([[2.5]]),))]),
+    ]
+
+
+def distances_to_mean():
+    r = rng(204)
+    X = r.standard_normal((8, 2))
+    low = r.standard_normal((10, 2))
+    return [
+        Group("random kernel matrices", [Case((rbf(X, X, 0.8),))]),
+        Group("polynomial kernels", [Case((poly(X, X, 3, 0.5),))]),
+        Group("kernel entries of size 1e6", [Case((1e6 * rbf(X, X, 0.3),))]),
+        Group("rank-deficient (linear kernel, d < n)", [Case((low @ low.T,))]),
+    ]
+
+
+def _rbf_centred(r, n, d=2, gamma=0.5, scale=1.0):
+    X = r.standard_normal((n, d))
+    return centred(scale * rbf(X, X, gamma))
+
+
+def kpca_fit():
+    r = rng(205)
+    low = r.standard_normal((10, 3))
+    flat = r.standard_normal((8, 2))
+    indefinite = with_spectrum(r, [3.0, 1.0], 6) - 0.5 * with_spectrum(r, [1.0], 6)
+    return [
+        Group("small centred kernels", [Case((_rbf_centred(r, 5), 2)),
+                                        Case((_rbf_centred(r, 6, 3, 0.3), 3))]),
+        Group("n up to 300", [Case((_rbf_centred(r, 300, 2, 0.5), 5))]),
+        Group("kernel entries of size 1e6", [Case((1e6 * centred(poly(low, low, 2)), 3))]),
+        Group("repeated eigenvalues", [Case((with_spectrum(r, [5.0, 3.0, 3.0, 1.0], 7), 3)),
+                                       Case((centred(np.eye(5)), 4))]),
+        Group("rank-deficient (l equal to the rank)", [Case((centred(low @ low.T), 3))]),
+        Group("impossible requests raise ValueError", [
+            Case((centred(flat @ flat.T), 3), expect_error=ValueError),
+            Case((indefinite, 1), expect_error=ValueError)]),
+    ]
+
+
+def _fitted(r, n, l, d=2, gamma=0.6, scale=1.0):
+    """(K_train, Kc, alpha) with the reference's alpha."""
+    from kpca_ref import centre_kernel, kpca_fit
+
+    X = r.standard_normal((n, d))
+    K = scale * rbf(X, X, gamma)
+    Kc = np.asarray(centre_kernel(K), dtype=float)
+    return X, K, Kc, np.asarray(kpca_fit(Kc, l)[1], dtype=float)
+
+
+def kpca_scores():
+    r = rng(206)
+    cases = [_fitted(r, 6, 2), _fitted(r, 10, 3), _fitted(r, 300, 4), _fitted(r, 9, 2, scale=1e6)]
+    Kc = cases[0][2]
+    return [
+        Group("coefficients from kpca_fit", [Case((c[2], c[3])) for c in cases[:2]]),
+        Group("n up to 300", [Case((cases[2][2], cases[2][3]))]),
+        Group("kernel entries of size 1e6", [Case((cases[3][2], cases[3][3]))]),
+        Group("coefficient vectors not from an eigen-decomposition",
+              [Case((Kc, r.standard_normal((6, 3))))]),
+    ]
+
+
+def _transform_case(r, n, m, l, scale=1.0, same=False):
+    X, K, _, alpha = _fitted(r, n, l, scale=scale)
+    Xn = X.copy() if same else r.standard_normal((m, X.shape[1]))
+    return Case((scale * rbf(Xn, X, 0.6), K, alpha))
+
+
+def kpca_transform():
+    r = rng(207)
+    return [
+        Group("new points, coefficients from kpca_fit", [_transform_case(r, 7, 4, 2),
+                                                         _transform_case(r, 9, 3, 3)]),
+        Group("the training points themselves", [_transform_case(r, 6, 6, 2, same=True)]),
+        Group("a single new point", [_transform_case(r, 8, 1, 2)]),
+        Group("n up to 300", [_transform_case(r, 300, 40, 3)]),
+        Group("kernel entries of size 1e6", [_transform_case(r, 8, 3, 2, scale=1e6)]),
+    ]
+
+
+def _ratio_case(mu):
+    # mu / sum(mu): entry by entry, so that shares of 1e-5 and 1e-6 count in full
+    return Case((mu,), **ENTRYWISE)
+
+
+def explained_ratio():
+    r = rng(208)
+    many = np.sort(np.exp(-0.05 * np.arange(300)) * r.uniform(0.5, 1.5, 300))[::-1]
+    return [
+        Group("a few eigenvalues", [_ratio_case(np.array([8.5, 2.1, 0.4])),
+                                    _ratio_case(np.array([5.0, 4.0, 1.0, 0.5]))]),
+        Group("one dominant eigenvalue", [_ratio_case(np.array([1e3, 1e-2, 1e-3]))]),
+        Group("equal eigenvalues", [_ratio_case(np.full(4, 2.0))]),
+        Group("many eigenvalues", [_ratio_case(many)]),
+        Group("eigenvalues of size 1e6 and a zero",
+              [_ratio_case(1e6 * np.array([3.0, 1.0, 0.0]))]),
+    ]
+
+
+def feature_variances():
+    r = rng(209)
+    mu = np.sort(r.uniform(0.1, 9.0, 4))[::-1]
+
+    def case(mu, n, **kwargs):  # mu / (n - ddof): entry by entry
+        return Case((mu, n), kwargs, **ENTRYWISE)
+
+    return [
+        Group("ddof = 0 (the lectures' eta / n)", [case(mu, 5, ddof=0), case(mu[:2], 3, ddof=0)]),
+        Group("ddof = 1 (the sample variance)", [case(mu, 6, ddof=1), case(mu[:3], 4, ddof=1)]),
+        Group("the default ddof", [case(mu, 7)]),
+        Group("large n and scale", [case(1e6 * mu, 300, ddof=1), case(1e6 * mu, 300)]),
+    ]
+
+
+def _error_case(Kc, l):
+    # trace(Kc) minus eigenvalues cancels (to 0 when l is the rank): the floor is
+    # relative to the trace, the size of the numbers subtracted
+    return Case((Kc, l), atol=GRADING_ATOL_SCALE * float(np.trace(Kc)))
+
+
+def reconstruction_error():
+    r = rng(210)
+    low = r.standard_normal((9, 2))
+    return [
+        Group("small centred kernels", [_error_case(_rbf_centred(r, 5), 1),
+                                        _error_case(_rbf_centred(r, 7, 3, 0.3), 2)]),
+        Group("n up to 300", [_error_case(_rbf_centred(r, 300), 6)]),
+        Group("l equal to the rank (no error)", [_error_case(centred(low @ low.T), 2)]),
+        Group("kernel entries of size 1e6", [_error_case(_rbf_centred(r, 8, scale=1e6), 3)]),
+        Group("repeated eigenvalues", [_error_case(with_spectrum(r, [4.0, 2.0, 2.0], 6), 1)]),
+    ]
+
+
+BUILDERS = {
+    "centring_matrix": centring_matrix,
+    "centre_kernel": centre_kernel,
+    "centre_new": centre_new,
+    "feature_mean_sq_norm": feature_mean_sq_norm,
+    "distances_to_mean": distances_to_mean,
+    "kpca_fit": kpca_fit,
+    "kpca_scores": kpca_scores,
+    "kpca_transform": kpca_transform,
+    "explained_ratio": explained_ratio,
+    "feature_variances": feature_variances,
+    "reconstruction_error": reconstruction_error,
+}

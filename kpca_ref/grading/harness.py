@@ -1,0 +1,234 @@
+"""``grade`` and ``grade_exact``: what every notebook's hidden test cell calls.
+
+Output goes to stdout only, one line per case group (``✓ label`` or
+``✗ label: what is wrong [diagnosis: code]``) and a closing summary line. While
+grading, warnings are ignored and ``sys.stderr`` is captured: in nbgrader a test
+cell that writes to stderr scores 0. The student's own prints are swallowed too.
+
+Partial credit: ``points * passed_groups / groups`` rounded to 2 decimals, and
+exactly ``float(points)`` when every group passes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import importlib
+import io
+import itertools
+import sys
+import warnings
+
+import numpy as np
+import sympy as sp
+
+from kpca_ref.grading import cases as _cases
+from kpca_ref.grading.checks import Verdict, check
+from kpca_ref.grading.compare import FloatNotExact, as_exact, exact_equal, shape_text
+from kpca_ref.grading.mistakes import MISTAKES, diagnose
+
+__all__ = ["grade", "grade_exact"]
+
+#: longest excerpt of a student's exception message shown
+MESSAGE_CHARS = 120
+
+
+def _short(text: str, limit: int = MESSAGE_CHARS) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _one_blas_thread():
+    """Limit BLAS to one thread while grading (threadpoolctl, when installed).
+
+    The grading matrices are small; with several kernels sharing few cores, idle
+    BLAS worker threads slow an eigen-decomposition of n = 300 by 10-100x.
+    """
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - optional
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")
+
+
+@contextlib.contextmanager
+def _silenced():
+    """Ignore warnings, capture stderr and stdout, ignore numpy floating-point traps."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with (contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()),
+              np.errstate(all="ignore")):
+            yield
+
+
+def _reference(name: str):
+    return getattr(importlib.import_module("kpca_ref"), name)
+
+
+def _run_case(name, ref_fn, student_fn, case) -> Verdict:
+    expected = []
+    for args, kwargs in case.calls():
+        try:
+            expected.append(ref_fn(*copy.deepcopy(args), **copy.deepcopy(kwargs)))
+        except Exception as exc:
+            if case.expect_error is None or not isinstance(exc, case.expect_error):
+                raise RuntimeError(f"hidden case of {name} broke the reference: {exc!r}") from exc
+            expected.append(exc)
+    if case.expect_error is not None and not isinstance(expected[0], case.expect_error):
+        raise RuntimeError(f"hidden case of {name} expected {case.expect_error.__name__} "
+                           "but the reference returned a value")
+    results = []
+    for args, kwargs in case.calls():
+        try:
+            with _silenced():
+                results.append(student_fn(*copy.deepcopy(args), **copy.deepcopy(kwargs)))
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - any failure of the student's code
+            wanted = case.expect_error
+            if wanted is not None and isinstance(exc, wanted):
+                return Verdict(True)
+            text = f"raised {type(exc).__name__}: {_short(exc)}" if str(exc) else (
+                f"raised {type(exc).__name__}")
+            if wanted is not None:
+                text += f" (expected {wanted.__name__})"
+            return Verdict(False, text)
+    if case.expect_error is not None:
+        return Verdict(False, f"should raise {case.expect_error.__name__} for this input, "
+                              "but returned a value")
+    verdict = check(name, case, results, expected)
+    if not verdict.ok and verdict.code is None and not case.batch:
+        mistake = diagnose(name, copy.deepcopy(case.positional(name)), results[0])
+        if mistake is not None:
+            verdict = verdict._replace(code=mistake.code)
+    return verdict
+
+
+def _line(ok: bool, label: str, message: str = "", code: str | None = None) -> str:
+    if ok:
+        return f"✓ {label}"
+    tail = f" [diagnosis: {code}]" if code else ""
+    return f"✗ {label}: {message}{tail}"
+
+
+def _earned(points, passed: int, total: int) -> float:
+    if passed == total:
+        return float(points)
+    return round(float(points) * passed / total, 2)
+
+
+def grade(name: str, student_fn, points: float) -> float:
+    """Run ``student_fn`` on the hidden cases of contract function ``name``.
+
+    Parameters
+    ----------
+    name : str
+        One of the 30 contract function names.
+    student_fn : callable
+        The student's implementation.
+    points : float
+        The points of the test cell.
+
+    Returns
+    -------
+    float
+        ``points * passed_groups / groups``, rounded to 2 decimals (``float(points)``
+        when all pass). One line per group is printed to stdout.
+
+    Examples
+    --------
+    >>> grade("centring_matrix", "not a function", points=2)
+    ✗ centring_matrix: expected a function, got str
+    0.0
+    """
+    out = sys.stdout
+    if not callable(student_fn):
+        print(_line(False, name, f"expected a function, got {type(student_fn).__name__}"),
+              file=out)
+        return 0.0
+    lines, passed = [], 0
+    with _silenced(), _one_blas_thread():  # no warning of the grader may reach stderr
+        groups = _cases.groups(name)
+        ref_fn = _reference(name)
+        for group in groups:
+            verdict = Verdict(True)
+            for index, case in enumerate(group.cases, start=1):
+                try:
+                    verdict = _run_case(name, ref_fn, student_fn, case)
+                except Exception as exc:  # noqa: BLE001 - the grader failed: never a free pass
+                    verdict = Verdict(False, f"could not be graded ({type(exc).__name__} in "
+                                             "the grader); please tell your instructor")
+                if not verdict.ok:
+                    if len(group.cases) > 1:
+                        verdict = verdict._replace(
+                            message=f"case {index} of {len(group.cases)}: {verdict.message}")
+                    break
+            passed += verdict.ok
+            lines.append(_line(verdict.ok, group.label, verdict.message, verdict.code))
+    earned = _earned(points, passed, len(groups))
+    lines.append(f"{name}: {passed} of {len(groups)} case groups passed, "
+                 f"{earned:g} of {float(points):g} points")
+    print("\n".join(lines), file=out, flush=True)
+    return earned
+
+
+def _flip_candidates(value, up_to_sign: bool) -> list:
+    """The values accepted for an answer: itself, or every per-column/element sign choice."""
+    if not up_to_sign:
+        return [value]
+    if isinstance(value, sp.MatrixBase):
+        cols = [value[:, j] for j in range(value.cols)]
+        options = [[c, -c] for c in cols]
+        return [sp.Matrix.hstack(*pick) for pick in _product(options)]
+    if isinstance(value, list):
+        return [list(pick) for pick in _product([[v, -v] for v in value])]
+    return [value, -value]
+
+
+def _product(options):
+    return itertools.product(*options) if len(options) <= 12 else [tuple(o[0] for o in options)]
+
+
+def grade_exact(name: str, student_value, points: float) -> float:
+    """Compare a student's exact answer with the registered answer ``name``.
+
+    A float anywhere earns 0 (``float_not_exact``); otherwise exact equality earns
+    ``points``. Answers registered with ``up_to_sign=True`` accept either sign per
+    Matrix column, per list element, or for a scalar. A vector answer may come as
+    a column, a row or a list; other matrices must have the registered shape.
+
+    Returns
+    -------
+    float
+        ``float(points)`` or ``0.0``; one line is printed to stdout.
+    """
+    from kpca_ref.grading import answers
+
+    out = sys.stdout
+    with _silenced():
+        expected, up_to_sign = answers.answer(name)
+        want = as_exact(expected, name=f"registered answer {name!r}")
+        verdict = _judge_exact(student_value, want, up_to_sign)
+    print(_line(verdict.ok, name, verdict.message, verdict.code), file=out)
+    return float(points) if verdict.ok else 0.0
+
+
+def _judge_exact(value, want, up_to_sign: bool) -> Verdict:
+    try:
+        got = as_exact(value)
+    except FloatNotExact:
+        return Verdict(False, MISTAKES["float_not_exact"], "float_not_exact")
+    except AssertionError as exc:
+        return Verdict(False, str(exc))
+    if isinstance(want, sp.MatrixBase) and 1 in want.shape:  # a vector: any layout will do
+        vector = isinstance(got, list) or isinstance(got, sp.MatrixBase) and 1 in got.shape
+        scalars = vector and all(isinstance(v, sp.Expr) for v in got)
+        if scalars and len(got) == len(want):
+            got = sp.ImmutableMatrix(want.rows, want.cols, list(got))
+    if isinstance(want, list) and isinstance(got, sp.MatrixBase) and 1 in got.shape:
+        got = list(got)
+    if isinstance(want, sp.MatrixBase) and isinstance(got, sp.MatrixBase) and (
+            got.shape != want.shape):
+        return Verdict(False, f"answer has shape {shape_text(got.shape)}, expected "
+                              f"{shape_text(want.shape)}")
+    if any(exact_equal(got, option) for option in _flip_candidates(want, up_to_sign)):
+        return Verdict(True)
+    return Verdict(False, "not equal to the expected exact value")

@@ -1,0 +1,130 @@
+"""The classic mistakes of the lectures, recognised from a wrong result.
+
+:func:`diagnose` recomputes, from the same inputs, what each classic mistake for
+that function would return and reports the first one the student's result
+matches (eigenvector signs are free wherever they are free in grading); the
+rules are in :mod:`.mistake_rules`. The messages in :data:`MISTAKES` are shown
+to students: they say what went wrong and what to look at, never the expected
+numbers.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import sympy as sp
+
+from kpca_ref.grading.compare import FloatNotExact, as_exact
+from kpca_ref.grading.mistake_rules import RULES
+
+__all__ = ["MISTAKES", "Mistake", "diagnose"]
+
+
+class Mistake(NamedTuple):
+    """A recognised mistake: its code and the student-facing message."""
+
+    code: str
+    message: str
+
+
+#: diagnosis code -> one-line student-facing message (no expected values)
+MISTAKES: dict[str, str] = {
+    "not_centred": "your result matches the uncentred data: remove the mean first (for a "
+    "kernel matrix: subtract row and column means, add the grand mean)",
+    "centred_one_side": "only one side is centred: the four-term formula subtracts a row mean "
+    "and a column mean and adds back the grand mean",
+    "alpha_not_scaled": "your coefficient vectors look like unit eigenvectors: divide each by "
+    "the square root of its eigenvalue",
+    "alpha_wrong_scale": "your coefficient vectors are eigenvectors with the wrong scale: "
+    "divide each unit eigenvector by the square root of its own eigenvalue",
+    "ascending_order": "your eigenvalues are in ascending order (or you kept the smallest "
+    "ones): sort them in decreasing order and keep the largest",
+    "new_point_own_mean": "the new kernel values were centred with the new points' own means: "
+    "use the stored training row means and the training grand mean",
+    "new_point_not_centred": "the new kernel values were not centred with the training means "
+    "(subtracting only their own average is not enough)",
+    "variance_divisor": "your variances use the other divisor: ddof=0 divides by n, ddof=1 "
+    "by n - 1",
+    "rbf_unsquared_distance": "your result matches an RBF with the plain distance: the RBF "
+    "kernel uses the squared distance ||x - y||^2",
+    "lift_column_order": "your lifted columns are right but in another order: use the order "
+    "[1, f1^2, f2^2, f1*f2, f1, f2]",
+    "float_not_exact": "exact value expected, got a float",
+    "wrong_sign_convention_not_an_error": "eigenvector signs are free: a flipped sign is "
+    "never counted as an error",
+    "feature_order": "your coordinates are right but in another order: follow the lecture's "
+    "order of the six coordinates",
+    "missing_sqrt2": "the cross terms need the factor sqrt(2) so that the dot product of two "
+    "mapped points equals the kernel",
+    "counted_all_monomials": "you counted every monomial, powers such as f1^2 included; this "
+    "tally counts products of distinct features only",
+    "counted_distinct_only": "you counted only products of distinct features; the monomials "
+    "of degree at most p include powers such as f1^2",
+    "ordered_products": "d^p counts ordered products (f1*f2 and f2*f1 separately): count each "
+    "monomial once",
+    "strict_threshold": "the cumulative share only has to reach the threshold (>=), not "
+    "exceed it",
+    "singular_values_not_squared": "your shares use singular values: variances are their "
+    "squares",
+    "squared_eigenvalues": "you squared the eigenvalues: the Gram eigenvalues already measure "
+    "variance, use them as they are",
+    "squared_distance": "your result looks like a squared distance: take the square root",
+    "assumed_symmetric": "your matrix is symmetric although the function is not: evaluate "
+    "k(X[i], X[j]) for every ordered pair instead of mirroring",
+    "gram_transposed": "your matrix is transposed: entry (i, j) is k(X[i], X[j])",
+    "leading_minors_only": "leading principal minors cannot decide a singular matrix: check "
+    "all principal minors or use exact elimination/eigenvalues",
+    "rounded_to_floats": "your verdict matches a floating-point check: this matrix needs exact "
+    "arithmetic to decide",
+    "tolerance_not_relative": "your verdict matches an absolute tolerance: scale the "
+    "tolerance by the size of the matrix",
+    "psd_without_symmetry": "a positive semidefinite kernel matrix must also be symmetric: "
+    "check symmetry first",
+    "mean_divisor": "your value is off by a factor of n: average over all n*n entries",
+}
+
+
+def _has_sympy(value) -> bool:
+    if isinstance(value, (sp.Basic, sp.MatrixBase)):
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(_has_sympy(v) for v in value)
+    return False
+
+
+def diagnose(name: str, args: tuple, actual) -> Mistake | None:
+    """The classic mistake whose result ``actual`` matches, or None.
+
+    Parameters
+    ----------
+    name : str
+        Contract function name.
+    args : tuple
+        The positional arguments the function was called with (defaults may be omitted).
+    actual : object
+        What the student's function returned.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> K = np.array([[2.0, 1.0, 0.5], [1.0, 3.0, 0.0], [0.5, 0.0, 1.0]])
+    >>> diagnose("centre_kernel", (K,), K).code
+    'not_centred'
+    >>> diagnose("centre_kernel", (sp.Matrix([[2, 1], [1, 2]]),), np.eye(2)).code
+    'float_not_exact'
+    """
+    if _has_sympy(args):
+        try:
+            as_exact(actual)
+        except FloatNotExact:
+            return Mistake("float_not_exact", MISTAKES["float_not_exact"])
+        except Exception:  # noqa: BLE001, S110 - not even readable: no diagnosis
+            pass
+    rule = RULES.get(name)
+    if rule is None:
+        return None
+    try:
+        code = rule(tuple(args), actual)
+    except Exception:  # noqa: BLE001 - a rule that cannot run diagnoses nothing
+        return None
+    return Mistake(code, MISTAKES[code]) if code else None
