@@ -1,0 +1,268 @@
+"""Eigen-solvers for the top of a centred kernel matrix, behind :class:`kpca_ref.KernelPCA`.
+
+The centred matrix Kc = H K H is never formed by the iterative solvers: with row means r
+and grand mean g of K, a block of vectors V is mapped by the four-term formula
+
+    Kc V = K V - 1 (r^T V) - r (1^T V) + g 1 (1^T V),
+
+so the only n x n array in memory is K itself (:class:`CentredKernel`), in float32 for
+kernels computed from points (half the memory of a float64 matrix, faster products).
+
+float32 products carry rounding of about 1e-7 relative, which stops a Krylov method near
+that residual. The estimator therefore works in two phases: float32 products down to
+``SWITCH_RTOL``; then one product of the current Ritz vectors accumulated in float64
+(:meth:`CentredKernel.matmat_exact`), after which new blocks use float32 products again
+but every coupling between them and the accurate vectors is taken from the accurate side
+(:func:`block_krylov_top`). The float32 rounding then only enters multiplied by the small
+corrections and the residual falls to ``ITER_RTOL``. What remains is the float32 rounding
+of K itself: about 3e-8 relative on the scores of the benchmark problem.
+
+Solvers (eigenvalues descending, orthonormal eigenvectors): :func:`dense_top` (LAPACK,
+top l only), :func:`lanczos_top` (ARPACK, one product at a time) and
+:func:`block_krylov_top` (random start block, block Krylov steps, Rayleigh-Ritz, thick
+restarts, residual check). Needs SciPy (``scipy.linalg``, ``scipy.sparse.linalg``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse.linalg
+
+from kpca_ref._blocks import chunks, parallel, threads
+from kpca_ref.tolerances import NEGATIVE_EIGENVALUE_RTOL, SYMMETRY_RTOL, ZERO_EIGENVALUE_RTOL
+
+#: Residual ||Kc v - theta v|| / |theta_1| at which the iterative solvers stop.
+ITER_RTOL = 1e-9
+#: float32 storage: float32 products alone are taken down to this residual, then one
+#: float64-accumulated product of the Ritz vectors lets the float32 ones polish further.
+SWITCH_RTOL = 1e-5
+#: A float32 answer whose final residual is above this (relative to |theta_1|) is redone.
+REFINED_RTOL = 1e-7
+#: float32 storage is trusted when theta_l >= FLOAT32_TRUST * (estimated ||K32 - K||_2).
+FLOAT32_TRUST = 1e6
+
+_EPS32 = float(np.finfo(np.float32).eps)
+
+
+def check_symmetric(K):
+    """``K`` itself if symmetric to SYMMETRY_RTOL x max(1, max |K|), else ValueError."""
+    scale = max(1.0, float(np.abs(K).max()))
+    gap = max(float(np.abs(K[a:b] - K[:, a:b].T).max()) for a, b in chunks(len(K), len(K)))
+    if gap > SYMMETRY_RTOL * scale:
+        raise ValueError(f"K must be symmetric: max |K - K.T| = {gap:.3g}, "
+                         f"{gap / scale:.3g} times max(1, max |K|)")
+    return K
+
+
+def check_spectrum(theta, smallest=None):
+    """The rules of :func:`kpca_ref.kpca.kpca_fit` on the top eigenvalues ``theta``.
+
+    ValueError for an eigenvalue (``smallest`` or the last of ``theta``) below
+    -NEGATIVE_EIGENVALUE_RTOL x the largest |eigenvalue|, or when fewer than len(theta)
+    are above ZERO_EIGENVALUE_RTOL x that largest.
+    """
+    l = len(theta)
+    low = theta[-1] if smallest is None else min(smallest, theta[-1])
+    top = max(abs(theta[0]), abs(low))
+    if low < -NEGATIVE_EIGENVALUE_RTOL * top:
+        raise ValueError(
+            f"the centred kernel matrix is not positive semidefinite: it has the "
+            f"eigenvalue {low:.6g}, {low / top:.3g} times its largest |eigenvalue| "
+            f"{top:.6g} (tolerance {NEGATIVE_EIGENVALUE_RTOL:g})")
+    positive = int(np.sum(theta > ZERO_EIGENVALUE_RTOL * top))
+    if positive < l:
+        raise ValueError(
+            f"n_components = {l} requested but the centred kernel matrix has only "
+            f"{positive} positive eigenvalue{'s' if positive != 1 else ''} (|mu| <= "
+            f"{ZERO_EIGENVALUE_RTOL:g} x the largest counts as zero)")
+
+
+class CentredKernel:
+    """Kc = H K H as an operator on blocks of vectors, K stored once (float32 or float64).
+
+    >>> op = CentredKernel(np.array([[2.0, 1.0], [1.0, 2.0]]))
+    >>> op.matmat(np.eye(2))
+    array([[ 0.5, -0.5],
+           [-0.5,  0.5]])
+    """
+
+    def __init__(self, K, row_means=None):
+        self.K = K
+        self.n = K.shape[0]
+        self.r = K.mean(axis=1, dtype=np.float64) if row_means is None else row_means
+        self.g = float(self.r.mean())
+        self.low = K.dtype == np.float32
+
+    def _centre(self, KV, V):
+        """KV - 1 (r^T V) - r (1^T V) + g 1 (1^T V), in place."""
+        ones_v = V.sum(axis=0)
+        KV += (self.g * ones_v - self.r @ V)[None, :]
+        for j, total in enumerate(ones_v):  # column by column: no n x k temporary
+            KV[:, j] -= total * self.r
+        return KV
+
+    def matmat(self, V):
+        """Kc V in the storage precision (float32 products for float32 storage)."""
+        V = np.asarray(V, dtype=np.float64)
+        right = V.astype(self.K.dtype, copy=False)
+        KV = np.empty((self.n, V.shape[1]), dtype=self.K.dtype)
+
+        def work(chunk):
+            a, b = chunk
+            np.matmul(self.K[a:b], right, out=KV[a:b])
+
+        parallel(work, chunks(self.n, self.n, parts=4 * threads()))
+        return self._centre(KV.astype(np.float64, copy=False), V)
+
+    def matmat_exact(self, V):
+        """Kc V with every sum accumulated in float64 (K upcast one row block at a time)."""
+        V = np.asarray(V, dtype=np.float64)
+        if not self.low:
+            return self.matmat(V)
+        KV = np.empty((self.n, V.shape[1]))
+        ranges = chunks(self.n, self.n)
+
+        def work(chunk, scratch):
+            a, b = chunk
+            rows = scratch[: b - a]
+            rows[...] = self.K[a:b]
+            np.matmul(rows, V, out=KV[a:b])
+
+        parallel(work, ranges, scratch=(max(b - a for a, b in ranges), self.n))
+        return self._centre(KV, V)
+
+    def noise(self) -> float:
+        """Estimated ||K32 - K||_2 of float32 storage (0 for float64).
+
+        The rounding of each entry is at most eps32 |K_ij| (one more eps32 for the float32
+        exponential), nearly independent from entry to entry, so ||K32 - K||_2 is about
+        2 sqrt(n) x 2 eps32 rms(K); rms(K) is taken from every (n // 256)-th row.
+        """
+        if not self.low:
+            return 0.0
+        rows = self.K[:: max(1, self.n // 256)]
+        rms = np.sqrt(np.einsum("ij,ij->", rows, rows, dtype=np.float64) / rows.size)
+        return 4.0 * np.sqrt(self.n) * _EPS32 * float(rms)
+
+
+def dense_top(Kc, l):
+    """Top ``l`` eigenpairs of a dense symmetric matrix (LAPACK, only those computed).
+
+    >>> dense_top(np.diag([1.0, 3.0, 2.0]), 2)[0]
+    array([3., 2.])
+    """
+    n = Kc.shape[0]
+    values, vectors = scipy.linalg.eigh(Kc, subset_by_index=[n - l, n - 1], overwrite_a=True,
+                                        check_finite=False)
+    return values[::-1].copy(), vectors[:, ::-1].copy()
+
+
+def smallest_eigenvalue(op, dense=None, *, passes=8, rng=None) -> float:
+    """Smallest eigenvalue of Kc, or an upper bound for it, for the 'clearly negative' check.
+
+    Dense input: LAPACK, exact. Operator: a few block Krylov steps on -Kc; the largest
+    Ritz value of -Kc never exceeds its largest eigenvalue, so the value returned is never
+    below the true smallest eigenvalue -- a clearly negative result is certain, a tiny
+    negative eigenvalue hidden among near-zero ones may go unseen.
+    """
+    if dense is not None:
+        return float(scipy.linalg.eigvalsh(dense, subset_by_index=[0, 0], check_finite=False)[0])
+
+    class Negated:
+        n, low = op.n, op.low
+
+        def matmat(self, V):
+            return -op.matmat(V)
+
+    rng = np.random.default_rng(0) if rng is None else rng
+    theta = block_krylov_top(Negated(), 1, block=8, tol=1e-3, max_iter=passes, rng=rng)[0]
+    return -float(theta[0])
+
+
+def lanczos_top(op, l, *, tol, max_iter, rng):
+    """Top ``l`` eigenpairs of Kc by ARPACK (implicitly restarted Lanczos, one vector at a time).
+
+    Raises ``scipy.sparse.linalg.ArpackNoConvergence`` when ARPACK does not converge.
+    """
+    lin = scipy.sparse.linalg.LinearOperator((op.n, op.n), matvec=lambda v: op.matmat(
+        v.reshape(-1, 1)).ravel(), matmat=op.matmat, dtype=np.float64)
+    v0 = rng.uniform(-1.0, 1.0, op.n)
+    values, vectors = scipy.sparse.linalg.eigsh(lin, k=l, which="LA", tol=tol, v0=v0 - v0.mean(),
+                                                maxiter=max_iter)
+    order = np.argsort(values)[::-1]
+    return values[order], vectors[:, order]
+
+
+def _orth(Z, S, rng):
+    """Orthonormal basis of Z made orthogonal to S and to the constant vector."""
+    for _ in range(2):
+        if S.shape[1]:
+            Z -= S @ (S.T @ Z)
+        Z -= Z.mean(axis=0)
+    Q, R = np.linalg.qr(Z)
+    size = np.abs(np.diag(R))
+    if size.min(initial=np.inf) > 1e-8 * max(size.max(initial=0.0), 1e-300):
+        return Q
+    # the Krylov space is exhausted in some directions: keep the rest, add fresh ones
+    U, s, _ = np.linalg.svd(Z, full_matrices=False)
+    kept = U[:, s > 1e-8 * max(s[0], 1e-300)]
+    fresh = rng.standard_normal((Z.shape[0], Z.shape[1] - kept.shape[1]))
+    basis = np.hstack([S, kept])
+    for _ in range(2):
+        fresh -= basis @ (basis.T @ fresh)
+        fresh -= fresh.mean(axis=0)
+    return np.hstack([kept, np.linalg.qr(fresh)[0]])
+
+
+def block_krylov_top(op, l, *, block, tol, max_iter, rng, start=None, max_dim=None):
+    """Top eigenpairs of Kc by block Krylov steps with Rayleigh-Ritz and thick restarts.
+
+    The search space starts from ``start`` -- a pair (V, Kc V) whose products are exact --
+    or from a random block orthogonal to the constant vector, and grows by the residuals
+    of the current top ``block`` Ritz vectors; it is shrunk back to those Ritz vectors
+    when it reaches ``max_dim`` columns. With float32 storage the new blocks get float32
+    products; the Rayleigh-Ritz matrix then takes every coupling between an exact and a
+    float32 column from the exact side (Kc is symmetric), so once the start is accurate
+    the float32 rounding only enters multiplied by the small corrections. Stops when the
+    top ``l`` residuals are below ``tol * |theta_1|``, after ``max_iter`` block products,
+    or (float32 products only) when the residuals stop falling. Returns
+    (theta, V, Kc V, residuals, passes) for ``block`` Ritz pairs.
+    """
+    n = op.n
+    max_dim = min(max_dim or max(4 * block, 40), n - 1)
+    S, AS = np.empty((n, max_dim)), np.empty((n, max_dim))
+    exact = np.zeros(max_dim, dtype=bool)
+    m, passes, history, Q = 0, 0, [], None
+    if start is None:
+        Q = _orth(rng.standard_normal((n, block)), S[:, :0], rng)
+    else:
+        m = start[0].shape[1]
+        S[:, :m], AS[:, :m], exact[:m] = start[0], start[1], True
+    while True:
+        if Q is not None:
+            k = Q.shape[1]
+            S[:, m:m + k], AS[:, m:m + k], exact[m:m + k] = Q, op.matmat(Q), not op.low
+            m += k
+            passes += 1
+        T = S[:, :m].T @ AS[:, :m]
+        e = exact[:m]
+        if e.any() and not e.all():
+            T[np.ix_(e, ~e)] = T[np.ix_(~e, e)].T
+        theta, W = np.linalg.eigh((T + T.T) / 2)
+        keep = min(block, m)
+        theta, W = theta[::-1][:keep], W[:, ::-1][:, :keep]
+        V, AV = S[:, :m] @ W, AS[:, :m] @ W
+        R = AV - V * theta
+        residuals = np.linalg.norm(R, axis=0)
+        worst = residuals[:l].max() / max(abs(theta[0]), np.finfo(float).tiny)
+        history.append(worst)
+        # float32 products alone stop improving near their rounding: stop there
+        stalled = op.low and not e.any() and len(history) > 3 and worst > 0.5 * history[-3]
+        if worst <= tol or passes >= max_iter or stalled:
+            return theta, V, AV, residuals, passes
+        if m + block > max_dim:
+            rough = np.linalg.norm(W[~e], axis=0) if e.any() else np.ones(keep)
+            S[:, :keep], AS[:, :keep], exact[:keep], m = V, AV, rough <= 1e-3, keep
+            exact[keep:] = False
+        Q = _orth(R[:, :min(block, max_dim - m)], S[:, :m], rng)
