@@ -12,8 +12,8 @@ c.CourseDirectory.db_assignments = [
     for name in ("ps1_circle_lift", "ps2_feature_maps", "ps3_mercer", "ps4_centering", "ps5_kernel_pca")
 ]
 
-# Each cell gets 30 s; a cell that runs over is interrupted and scores 0, the rest still run.
-c.Execute.timeout = 30
+# Each cell gets 15 s; a cell that runs over is interrupted and scores 0, the rest still run.
+c.Execute.timeout = 15
 c.Execute.interrupt_on_timeout = True
 c.Execute.allow_errors = True
 
@@ -23,9 +23,11 @@ c.ClearSolutions.code_stub = {
 }
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 
-# Feedback pages must not show hidden tests.
+# Feedback pages must not show hidden tests: drop their code, and shorten every
+# traceback (it would quote the failing hidden line) to its one-line message.
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
     "nbgrader.preprocessors.ClearHiddenTests",
+    "kit.feedback.HideTracebacks",
 ]

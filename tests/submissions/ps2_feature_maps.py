@@ -1,0 +1,266 @@
+"""Submissions for ps2_feature_maps: correct ones written differently, and classic mistakes.
+
+Expected losses follow from kpca_ref.grading: a test cell whose visible assertion fails
+scores 0; otherwise a hidden ``grade`` earns points * (case groups passed) / (groups),
+and ``grade_exact`` earns all or nothing (a float anywhere earns nothing).
+"""
+
+LOOPS = {
+    "counts_answer": '''
+def count_distinct_products(d, p):
+    """The lecture's tally of coordinates: sum over i = 0..p of C(d, i)."""
+    total, term = 0, 1  # term = C(d, i), updated with C(d, i + 1) = C(d, i) (d - i) / (i + 1)
+    for i in range(p + 1):
+        total += term
+        term = term * (d - i) // (i + 1)
+    return total
+
+
+def count_monomials(d, p):
+    """Number of monomials in d features of degree at most p: C(d + p, p)."""
+    result = 1
+    for i in range(1, p + 1):
+        result = result * (d + i) // i  # C(d + i, i) from C(d + i - 1, i - 1)
+    return result
+''',
+    "quadratic_map_answer": '''
+def quadratic_map(x):
+    """Feature map of the quadratic kernel, returned as a plain list."""
+    a, b = float(x[0]), float(x[1])
+    root2 = 2 ** 0.5
+    return [a * a, b * b, 1.0, root2 * a * b, root2 * a, root2 * b]
+''',
+    "poly_kernel_answer": '''
+def poly_kernel(X, Y, p, c=1.0):
+    """Polynomial kernel matrix, one entry at a time."""
+    X = np.asarray(X, dtype=float)
+    Y = np.asarray(Y, dtype=float)
+    K = np.zeros((X.shape[0], Y.shape[0]))
+    for i in range(X.shape[0]):
+        for j in range(Y.shape[0]):
+            dot = 0.0
+            for t in range(X.shape[1]):
+                dot += X[i, t] * Y[j, t]
+            K[i, j] = (dot + c) ** p
+    return K
+''',
+    "rbf_kernel_answer": '''
+def rbf_kernel(X, Y, gamma):
+    """RBF kernel matrix from explicit differences, one entry at a time."""
+    X = np.asarray(X, dtype=float)
+    Y = np.asarray(Y, dtype=float)
+    K = np.zeros((X.shape[0], Y.shape[0]))
+    for i in range(X.shape[0]):
+        for j in range(Y.shape[0]):
+            sq = 0.0
+            for t in range(X.shape[1]):
+                sq += (X[i, t] - Y[j, t]) ** 2
+            K[i, j] = math.exp(-gamma * sq)
+    return K
+''',
+    "rbf_features_answer": '''
+def rbf_features_1d(x, terms, gamma=0.5):
+    """The first coordinates of the 1-D RBF feature map, by the recurrence over m."""
+    coords = []
+    value = math.exp(-gamma * x * x)
+    for m in range(terms):
+        coords.append(value)
+        value = value * x * math.sqrt(2 * gamma / (m + 1))
+    return np.array(coords)
+''',
+    "gamma_for_similarity_answer": '''
+def gamma_for_similarity(distance, similarity):
+    """gamma = ln(1 / s) / d^2."""
+    if distance <= 0 or similarity <= 0 or similarity >= 1:
+        raise ValueError("need distance > 0 and 0 < similarity < 1")
+    return math.log(1.0 / similarity) / (distance * distance)
+''',
+}
+
+OTHER_ORDER = {
+    "poly_feature_map_answer": '''
+def poly_feature_map(x, p, c=1.0):
+    """One coordinate per exponent vector a with |a| <= p, highest degree first."""
+    x = np.asarray(x, dtype=float)
+    d = x.size
+    exponents = [a for a in itertools.product(range(p + 1), repeat=d) if sum(a) <= p]
+    exponents.sort(key=lambda a: (-sum(a), a))
+    coords = []
+    for a in exponents:
+        a0 = p - sum(a)  # the power of the constant c
+        coef = math.factorial(p) / (math.factorial(a0) * math.prod(math.factorial(k) for k in a))
+        coords.append(math.sqrt(coef * c**a0) * math.prod(v**k for v, k in zip(x, a)))
+    return np.array(coords)
+''',
+    "rbf_features_answer": '''
+def rbf_features_1d(x, terms, gamma=0.5):
+    """phi_m(x) with the weights computed through log-factorials."""
+    m = np.arange(terms)
+    log_weight = 0.5 * (m * np.log(2 * gamma) - np.array([math.lgamma(k + 1) for k in m]))
+    return np.exp(-gamma * x**2) * np.exp(log_weight) * np.power(float(x), m)
+''',
+}
+
+FLOAT32 = {
+    "quadratic_map_answer": '''
+def quadratic_map(x):
+    a, b = np.asarray(x, dtype=float)
+    r2 = np.sqrt(2.0)
+    return np.array([a * a, b * b, 1.0, r2 * a * b, r2 * a, r2 * b], dtype=np.float32)
+''',
+    "poly_kernel_answer": '''
+def poly_kernel(X, Y, p, c=1.0):
+    """Computed in float64, stored as float32 to halve the memory."""
+    K = (np.asarray(X, dtype=float) @ np.asarray(Y, dtype=float).T + c) ** p
+    return K.astype(np.float32)
+''',
+    "rbf_kernel_answer": '''
+def rbf_kernel(X, Y, gamma):
+    """Computed in float64, stored as float32 to halve the memory."""
+    X = np.asarray(X, dtype=float)
+    Y = np.asarray(Y, dtype=float)
+    sq = ((X[:, None, :] - Y[None, :, :]) ** 2).sum(axis=2)
+    return np.exp(-gamma * sq).astype(np.float32)
+''',
+}
+
+RBF_UNSQUARED = {
+    "rbf_kernel_answer": '''
+def rbf_kernel(X, Y, gamma):
+    X = np.asarray(X, dtype=float)
+    Y = np.asarray(Y, dtype=float)
+    dist = np.linalg.norm(X[:, None, :] - Y[None, :, :], axis=2)
+    return np.exp(-gamma * dist)
+''',
+    "gamma_for_similarity_answer": '''
+def gamma_for_similarity(distance, similarity):
+    if not distance > 0 or not 0 < similarity < 1:
+        raise ValueError("need distance > 0 and 0 < similarity < 1")
+    return float(-np.log(similarity) / distance)
+''',
+    "gamma_exact_answer": '''
+gamma_exact = sp.log(2) / 2
+''',
+    "d_phi_exact_answer": '''
+input_distances = [1, 2, 4, 8]
+d_phi_exact = Matrix([sp.sqrt(2 - 2 * sp.exp(-gamma_exact * d)) for d in input_distances])
+''',
+}
+
+NO_SQRT2 = {
+    "quadratic_map_answer": '''
+def quadratic_map(x):
+    a, b = np.asarray(x, dtype=float)
+    return np.array([a * a, b * b, 1.0, a * b, a, b])
+''',
+    "q3_via_map_answer": '''
+def quadratic_map_exact(v):
+    a, b = v
+    return Matrix([a**2, b**2, 1, a * b, a, b])
+
+
+phi_x = quadratic_map_exact(x_q3)
+phi_xp = quadratic_map_exact(xp_q3)
+k_via_map = phi_x.dot(phi_xp)
+''',
+}
+
+FLOATS = {
+    "counts_exact_answer": '''
+n_tally_d3_p2 = 1 + 3 + 3 * 2 / 2
+n_monomials_d3_p2 = math.factorial(5) / (math.factorial(2) * math.factorial(3))
+''',
+    "q3_direct_answer": '''
+x_q3 = Matrix([1, 2])
+xp_q3 = Matrix([3, -1])
+k_direct = (np.array([1, 2]) @ np.array([3, -1]) + 1.0) ** 2
+''',
+    "q3_via_map_answer": '''
+phi_x = Matrix([1, 4, 1, 2 * np.sqrt(2), np.sqrt(2), 2 * np.sqrt(2)])
+phi_xp = Matrix([9, 1, 1, -3 * np.sqrt(2), 3 * np.sqrt(2), -np.sqrt(2)])
+k_via_map = phi_x.dot(phi_xp)
+''',
+    "gamma_exact_answer": '''
+gamma_exact = np.log(2) / 4
+''',
+    "d_phi_exact_answer": '''
+input_distances = [1, 2, 4, 8]
+d_phi_exact = Matrix([np.sqrt(2 - 2 * 2.0 ** (-d**2 / 4)) for d in input_distances])
+''',
+}
+
+TALLY_WITH_POWERS = {
+    "counts_answer": '''
+def count_distinct_products(d, p):
+    return math.comb(d + p, p)
+
+
+def count_monomials(d, p):
+    return math.comb(d + p, p)
+''',
+}
+
+VARIANTS = {
+    "loops": {
+        "description": "correct, written with explicit Python loops (kernels entry by entry, "
+                       "binomials by their recurrences, quadratic_map returning a list)",
+        "cells": LOOPS,
+        "lost": {},
+    },
+    "other_order": {
+        "description": "correct, poly_feature_map built from itertools.product with another "
+                       "coordinate order (allowed by the contract), RBF weights via lgamma",
+        "cells": OTHER_ORDER,
+        "lost": {},
+    },
+    "float32": {
+        "description": "correct, the map and the kernel matrices returned as float32",
+        "cells": FLOAT32,
+        "lost": {},
+    },
+    "rbf_unsquared": {
+        "description": "uses the plain distance ||x - y|| in the RBF kernel and in gamma "
+                       "(lecture 001: the RBF needs the squared distance); rbf_kernel passes "
+                       "its visible checks and shows [diagnosis: rbf_unsquared_distance]",
+        "cells": RBF_UNSQUARED,
+        # rbf_kernel fails all 5 hidden groups; gamma_for_similarity fails its visible
+        # round-trip check; gamma = ln2/2 and the d_phi column built from it are wrong
+        "lost": {"test_rbf_kernel": 3.0, "test_gamma_for_similarity": 2.0,
+                 "test_gamma_exact": 1.0, "test_d_phi_exact": 2.0},
+    },
+    "no_sqrt2": {
+        "description": "forgets the sqrt(2) of the cross terms in the quadratic map "
+                       "(lecture 000: the factor 2 is split as sqrt2 * sqrt2)",
+        "cells": NO_SQRT2,
+        # visible check phi(x).phi(y) == (x.y + 1)^2 fails; by hand phi_x, phi_xp and
+        # k_via_map (= 9) are all wrong
+        "lost": {"test_quadratic_map": 2.0, "test_q3_via_map": 3.0},
+    },
+    "floats_for_exact": {
+        "description": "enters every exact answer as a float (true division, np.sqrt, np.log)",
+        "cells": FLOATS,
+        # each exact cell's visible type check fails
+        "lost": {"test_counts_exact": 2.0, "test_q3_direct": 1.0, "test_q3_via_map": 3.0,
+                 "test_gamma_exact": 1.0, "test_d_phi_exact": 2.0},
+    },
+    "tally_with_powers": {
+        "description": "counts every monomial in the lecture's tally too (squares such as "
+                       "f1^2 included, lecture 000 table)",
+        "cells": TALLY_WITH_POWERS,
+        # the visible check 'the two counts differ by the d squares for p = 2' fails,
+        # so the cell (both count functions) scores 0
+        "lost": {"test_counts": 4.0},
+    },
+    "never_terminates": {
+        "description": "gamma_for_similarity loops forever; everything else is correct",
+        "cells": {"gamma_for_similarity_answer": (
+            "def gamma_for_similarity(distance, similarity):\n"
+            "    gamma = 0.0\n"
+            "    while True:  # searches for gamma but never stops\n"
+            "        gamma += 0.0\n"
+        )},
+        # only the test cell that calls it times out (the exact answers are typed in);
+        # the plot cell that calls it times out too, but it is not graded
+        "lost": {"test_gamma_for_similarity": 2.0},
+    },
+}

@@ -1,0 +1,232 @@
+"""Submissions for ps3_mercer: correct ones written differently, and classic mistakes."""
+
+# ---------------------------------------------------------------- correct, written differently
+
+GRAM_LOOPS = '''
+def gram(k, X):
+    X = np.asarray(X, dtype=float)
+    n = len(X)
+    K = np.empty((n, n))
+    for i in range(n):
+        for j in range(n):
+            K[i, j] = k(X[i], X[j])
+    return K
+'''
+
+IS_SYMMETRIC_ELEMENTWISE = '''
+def is_symmetric(K, tol=1e-10):
+    K = np.array(K, dtype=float)
+    if K.ndim != 2 or K.shape[0] != K.shape[1]:
+        return False
+    scale = max(1.0, np.abs(K).max()) if K.size else 1.0
+    return bool(np.all(np.abs(K - K.T) <= tol * scale))
+'''
+
+IS_PSD_EIG = '''
+def is_psd(K, tol=1e-10):
+    K = np.array(K, dtype=float)
+    if not is_symmetric(K, tol):
+        return False
+    lam = np.linalg.eig(K)[0].real          # general solver: complex dtype, take real parts
+    return bool(lam.min() >= -tol * max(1.0, np.abs(lam).max()))
+'''
+
+IS_PSD_EXACT_ALL_MINORS = '''
+def is_psd_exact(K):
+    K = Matrix(K)
+    n = K.rows
+    if K.cols != n or K != K.T:
+        return False
+    for size in range(1, n + 1):
+        for S in itertools.combinations(range(n), size):
+            if K.extract(list(S), list(S)).det() < 0:
+                return False
+    return True
+'''
+
+IS_PSD_EXACT_SYMPY = '''
+def is_psd_exact(K):
+    K = Matrix(K)
+    return bool(K.is_square and K.is_symmetric() and K.is_positive_semidefinite)
+'''
+
+FIND_UNIFORM_SEARCH = '''
+def find_counterexample(k, d, max_points=6, seed=0):
+    rng = np.random.default_rng(seed)
+    for width in (0.05, 0.5, 2.0, 8.0):
+        for n in range(1, max_points + 1):
+            for _ in range(12):
+                X = rng.uniform(-width, width, size=(n, d))
+                K = gram(k, X)
+                if not np.isfinite(K).all():
+                    continue
+                top = max(1.0, np.abs(K).max())
+                if np.abs(K - K.T).max() > 1e-8 * top:
+                    return X
+                lam = np.linalg.eigvalsh((K + K.T) / 2)
+                if lam[0] < -1e-8 * max(1.0, np.abs(lam).max()):
+                    return X
+    return None
+'''
+
+VERDICTS_AS_LIST = '''
+verdicts = [bool(v) for v in (1, 1, 1, 0, 0, 0, 1, 0, 1, 0)]
+'''
+
+# ---------------------------------------------------------------- classic mistakes
+
+IS_PSD_EXACT_LEADING_MINORS = '''
+def is_psd_exact(K):
+    K = Matrix(K)
+    if K != K.T:
+        return False
+    # Sylvester's criterion with ">" relaxed to ">=": only the leading blocks
+    return all(K[:m, :m].det() >= 0 for m in range(1, K.rows + 1))
+'''
+
+IS_PSD_EXACT_STRICT_MINORS = '''
+def is_psd_exact(K):
+    K = Matrix(K)
+    if K != K.T:
+        return False
+    # Sylvester's criterion for positive DEFINITE matrices, used for semidefinite ones
+    return all(K[:m, :m].det() > 0 for m in range(1, K.rows + 1))
+'''
+
+IS_PSD_EXACT_FLOATS = '''
+def is_psd_exact(K):
+    K = Matrix(K)
+    if K != K.T:
+        return False
+    lam = np.linalg.eigvalsh(np.array(K.tolist(), dtype=float))   # rounds 1 - 10**-20 to 1
+    return bool(lam.min() >= -1e-10 * max(1.0, np.abs(lam).max()))
+'''
+
+IS_PSD_ABSOLUTE_TOL = '''
+def is_psd(K, tol=1e-10):
+    K = np.asarray(K, dtype=float)
+    if not is_symmetric(K, tol):
+        return False
+    return bool(np.linalg.eigvalsh(K).min() >= -tol)     # absolute: ignores the scale of K
+'''
+
+IS_SYMMETRIC_EXACT = '''
+def is_symmetric(K, tol=1e-10):
+    K = np.asarray(K, dtype=float)
+    return K.ndim == 2 and K.shape[0] == K.shape[1] and bool(np.array_equal(K, K.T))
+'''
+
+GRAM_MIRRORED = '''
+def gram(k, X):
+    X = np.asarray(X, dtype=float)
+    n = len(X)
+    K = np.zeros((n, n))
+    for i in range(n):
+        for j in range(i, n):          # "k is symmetric anyway": half the work
+            K[i, j] = K[j, i] = k(X[i], X[j])
+    return K
+'''
+
+FIND_ZERO_THRESHOLD = '''
+def find_counterexample(k, d, max_points=6, seed=0):
+    rng = np.random.default_rng(seed)
+    for trial in range(300):
+        n = 1 + trial % max_points
+        X = rng.standard_normal((n, d))
+        K = gram(k, X)
+        if not np.all(np.isfinite(K)):
+            continue
+        if np.any(K != K.T) or np.linalg.eigvalsh(K).min() < 0:   # round-off counts as a witness
+            return X
+    return None
+'''
+
+VERDICTS_NEGATIVE_ENTRIES = '''
+verdicts = (True, True, True, False, False, False, False, False, True, False)   # 7: "negative entries"
+'''
+
+FLOAT_ANSWERS = {
+    "k_dist_answer": "K_dist = np.array([[0.0, 13.0], [13.0, 0.0]])",
+    "eig_dist_answer": "eig_dist = np.linalg.eigvalsh(np.array([[0.0, 13.0], [13.0, 0.0]]))[::-1]",
+    "min_eig_exp_plus_answer": "min_eig_exp_plus = 1 - np.e",
+}
+
+VARIANTS = {
+    "loops_eig_minors": {
+        "description": "correct: gram with explicit loops, elementwise symmetry test, np.linalg.eig "
+                       "instead of eigvalsh, exact PSD through all principal minors, verdicts as a list",
+        "cells": {
+            "gram_answer": GRAM_LOOPS,
+            "is_symmetric_answer": IS_SYMMETRIC_ELEMENTWISE,
+            "is_psd_answer": IS_PSD_EIG,
+            "is_psd_exact_answer": IS_PSD_EXACT_ALL_MINORS,
+            "verdicts_answer": VERDICTS_AS_LIST,
+        },
+        "lost": {},
+    },
+    "sympy_psd_uniform_search": {
+        "description": "correct: sympy's own is_positive_semidefinite (after a symmetry check) and a "
+                       "different counterexample search (uniform boxes, its own eigenvalue test)",
+        "cells": {
+            "is_psd_exact_answer": IS_PSD_EXACT_SYMPY,
+            "find_counterexample_answer": FIND_UNIFORM_SEARCH,
+        },
+        "lost": {},
+    },
+    "leading_minors": {
+        "description": "is_psd_exact checks the leading principal minors >= 0 only: accepts "
+                       "[[0, 0], [0, -1]]; the visible check on the lesson's example fails",
+        "cells": {"is_psd_exact_answer": IS_PSD_EXACT_LEADING_MINORS},
+        "lost": {"is_psd_exact_tests": 5.0},
+    },
+    "strict_leading_minors": {
+        "description": "is_psd_exact uses Sylvester's criterion for definiteness (leading minors > 0): "
+                       "rejects the singular PSD [[1, 1], [1, 1]]; the visible check fails",
+        "cells": {"is_psd_exact_answer": IS_PSD_EXACT_STRICT_MINORS},
+        "lost": {"is_psd_exact_tests": 5.0},
+    },
+    "float_eigenvalues_exact": {
+        "description": "is_psd_exact converts to floats and uses eigvalsh: passes the visible checks, "
+                       "fails the hidden group 'nearly singular: floats cannot decide' (1 of 5) "
+                       "[diagnosis: rounded_to_floats]",
+        "cells": {"is_psd_exact_answer": IS_PSD_EXACT_FLOATS},
+        "lost": {"is_psd_exact_tests": 1.0},
+    },
+    "absolute_tolerance": {
+        "description": "is_psd compares the least eigenvalue with -tol, not -tol * scale: fails the "
+                       "hidden group 'singular PSD with round-off' (1 of 4, its 1e8-scaled case) "
+                       "[diagnosis: tolerance_not_relative]",
+        "cells": {"is_psd_answer": IS_PSD_ABSOLUTE_TOL},
+        "lost": {"is_psd_tests": 1.0},
+    },
+    "exact_symmetry": {
+        "description": "is_symmetric with exact equality: fails the hidden groups 'round-off "
+                       "asymmetry at scale 1e8' and 'the tol argument' (2 of 4)",
+        "cells": {"is_symmetric_answer": IS_SYMMETRIC_EXACT},
+        "lost": {"is_symmetric_tests": 1.0},
+    },
+    "mirrored_gram": {
+        "description": "gram evaluates the upper triangle only and mirrors it: fails the hidden group "
+                       "'a function that is not symmetric' (1 of 5) [diagnosis: assumed_symmetric]",
+        "cells": {"gram_answer": GRAM_MIRRORED},
+        "lost": {"gram_tests": 0.6},
+    },
+    "zero_threshold_search": {
+        "description": "find_counterexample treats any negative eigenvalue (round-off) as a witness: "
+                       "'refutes' the linear kernel, failing the hidden group of valid kernels (1 of 5)",
+        "cells": {"find_counterexample_answer": FIND_ZERO_THRESHOLD},
+        "lost": {"find_counterexample_tests": 1.0},
+    },
+    "floats_not_exact": {
+        "description": "the by-hand answers of Part 2 entered as floats: the visible type checks ask "
+                       "for exact values",
+        "cells": FLOAT_ANSWERS,
+        "lost": {"k_dist_tests": 2.0, "eig_dist_tests": 2.0, "min_eig_exp_plus_tests": 2.0},
+    },
+    "negative_entries_verdict": {
+        "description": "declares (x.x')^3 invalid because its Gram matrices have negative entries "
+                       "(one verdict of ten, half a point)",
+        "cells": {"verdicts_answer": VERDICTS_NEGATIVE_ENTRIES},
+        "lost": {"verdicts_tests": 0.5},
+    },
+}

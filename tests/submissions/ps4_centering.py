@@ -1,0 +1,418 @@
+"""Submissions for ps4_centering: correct ones written differently, and classic mistakes.
+
+Each entry replaces the listed answer cells of the source notebook; the other answer cells
+keep the reference solution. ``lost`` gives, per test cell, the points the submission must
+lose: a visible check that fails costs the whole cell, otherwise the hidden grading gives
+``points * (case groups passed) / (case groups)``.
+"""
+
+# ---------------------------------------------------------------------------- correct, loops
+LOOPS_CENTRING_MATRIX = '''
+def centring_matrix(n):
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError("n must be an integer")
+    if n < 2:
+        raise ValueError("n must be >= 2")
+    H = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            H[i, j] = (1.0 if i == j else 0.0) - 1.0 / n
+    return H
+'''
+
+LOOPS_CENTRE_KERNEL = '''
+def centre_kernel(K):
+    exact = isinstance(K, sp.MatrixBase)
+    if not exact:
+        K = np.asarray(K, dtype=float)
+        if K.ndim != 2:
+            raise ValueError("K must be 2-D")
+    n, n2 = K.shape
+    if n != n2:
+        raise ValueError(f"K must be square, got shape {K.shape}")
+    row = [sum(K[i, l] for l in range(n)) / n for i in range(n)]
+    col = [sum(K[l, j] for l in range(n)) / n for j in range(n)]
+    grand = sum(row) / n
+    out = sp.zeros(n, n) if exact else np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            out[i, j] = K[i, j] - row[i] - col[j] + grand
+    return out
+'''
+
+LOOPS_FEATURE_MEAN = '''
+def feature_mean_sq_norm(K):
+    exact = isinstance(K, sp.MatrixBase)
+    if not exact:
+        K = np.asarray(K, dtype=float)
+    if len(K.shape) != 2 or K.shape[0] != K.shape[1]:
+        raise ValueError("K must be square")
+    n = K.shape[0]
+    total = 0
+    for i in range(n):
+        for j in range(n):
+            total += K[i, j]
+    return total / n**2 if exact else float(total) / n**2
+'''
+
+LOOPS_DISTANCES = '''
+def distances_to_mean(K):
+    exact = isinstance(K, sp.MatrixBase)
+    if not exact:
+        K = np.asarray(K, dtype=float)
+    if len(K.shape) != 2 or K.shape[0] != K.shape[1]:
+        raise ValueError("K must be square")
+    n = K.shape[0]
+    grand = sum(K[i, j] for i in range(n) for j in range(n)) / n**2
+    out = sp.zeros(n, 1) if exact else np.zeros(n)
+    for i in range(n):
+        row_mean = sum(K[i, j] for j in range(n)) / n
+        sq = K[i, i] - 2 * row_mean + grand
+        out[i] = sp.sqrt(sq) if exact else max(sq, 0.0) ** 0.5
+    return out
+'''
+
+LOOPS_CENTRE_NEW = '''
+def centre_new(K_new, K_train):
+    exact = isinstance(K_new, sp.MatrixBase) or isinstance(K_train, sp.MatrixBase)
+    if exact:
+        K_new, K_train = sp.Matrix(K_new), sp.Matrix(K_train)
+    else:
+        K_new = np.asarray(K_new, dtype=float)
+        K_train = np.asarray(K_train, dtype=float)
+        if K_new.ndim != 2 or K_train.ndim != 2:
+            raise ValueError("K_new and K_train must be 2-D")
+    n = K_train.shape[0]
+    if K_train.shape[1] != n:
+        raise ValueError("K_train must be square")
+    m = K_new.shape[0]
+    if K_new.shape[1] != n:
+        raise ValueError("K_new must have one column per training point")
+    train_row = [sum(K_train[i, l] for l in range(n)) / n for i in range(n)]
+    grand = sum(train_row) / n
+    out = sp.zeros(m, n) if exact else np.zeros((m, n))
+    for r in range(m):
+        new_mean = sum(K_new[r, l] for l in range(n)) / n
+        for i in range(n):
+            out[r, i] = K_new[r, i] - train_row[i] - new_mean + grand
+    return out
+'''
+
+# ----------------------------------------------------- correct, other matrix forms, own tools
+FORMS_CENTRE_KERNEL = '''
+def centre_kernel(K):
+    if isinstance(K, sp.MatrixBase):
+        n = K.rows
+        if K.cols != n:
+            raise ValueError("K must be square")
+        J = sp.ones(n, n) / n
+        return K - J * K - K * J + J * K * J
+    K = np.array(K, dtype=float)
+    if K.ndim != 2 or K.shape[0] != K.shape[1]:
+        raise ValueError("K must be square")
+    return K - K.mean(axis=1)[:, None] - K.mean(axis=0)[None, :] + K.mean()
+'''
+
+FORMS_FEATURE_MEAN = '''
+def feature_mean_sq_norm(K):
+    if isinstance(K, sp.MatrixBase):
+        n = K.rows
+        if K.cols != n:
+            raise ValueError("K must be square")
+        return (sp.ones(1, n) * K * sp.ones(n, 1))[0, 0] / n**2
+    K = np.array(K, dtype=float)
+    if K.ndim != 2 or K.shape[0] != K.shape[1]:
+        raise ValueError("K must be square")
+    one = np.ones(K.shape[0])
+    return one @ K @ one / K.shape[0] ** 2
+'''
+
+FORMS_DISTANCES = '''
+def distances_to_mean(K):
+    if isinstance(K, sp.MatrixBase):
+        n = K.rows
+        if K.cols != n:
+            raise ValueError("K must be square")
+        H = sp.eye(n) - sp.ones(n, n) / n
+        return (H * K * H).diagonal().T.applyfunc(sp.sqrt)
+    K = np.array(K, dtype=float)
+    if K.ndim != 2 or K.shape[0] != K.shape[1]:
+        raise ValueError("K must be square")
+    n = K.shape[0]
+    H = np.eye(n) - 1.0 / n
+    return np.sqrt(np.clip(np.diag(H @ K @ H), 0.0, None))
+'''
+
+FORMS_CENTRE_NEW = '''
+def centre_new(K_new, K_train):
+    if isinstance(K_new, sp.MatrixBase) or isinstance(K_train, sp.MatrixBase):
+        K_new, K_train = sp.Matrix(K_new), sp.Matrix(K_train)
+        n, m = K_train.rows, K_new.rows
+        if K_train.cols != n or K_new.cols != n:
+            raise ValueError("shapes do not match")
+        H = sp.eye(n) - sp.ones(n, n) / n
+        return (K_new - sp.ones(m, n) * K_train / n) * H
+    K_new = np.atleast_2d(np.asarray(K_new, dtype=float))
+    K_train = np.asarray(K_train, dtype=float)
+    n = K_train.shape[0]
+    if K_train.shape != (n, n) or K_new.shape[1] != n:
+        raise ValueError("shapes do not match")
+    H = np.eye(n) - np.full((n, n), 1.0 / n)
+    return (K_new - np.ones((K_new.shape[0], n)) @ K_train / n) @ H
+'''
+
+# exact answers obtained with the student's own (exact) functions instead of by hand
+OWN_TOOLS_POLY = '''
+xs = [-1, 0, 1]
+K_poly = Matrix(3, 3, lambda i, j: xs[i] * xs[j] + (xs[i] * xs[j]) ** 2)
+Kc_poly = centre_kernel(K_poly)
+'''
+
+OWN_TOOLS_MEAN = '''
+grand_mean_poly = sum(K_poly) / 9
+sq_dists_poly = Kc_poly.diagonal().T
+total_var_poly = Kc_poly.trace() / 3
+'''
+
+OWN_TOOLS_NEW = '''
+k_star = Matrix([-1 * 2 + (-1 * 2) ** 2, 0, 1 * 2 + (1 * 2) ** 2])
+row_means_poly = K_poly * Matrix([1, 1, 1]) / 3
+kc_star = centre_new(k_star.T, K_poly).T
+'''
+
+# ------------------------------------------------------------ correct, float32 throughout
+# Numeric input is turned into float32 at once and every step runs in single precision;
+# sympy input keeps its exact route. The grading tolerances (kpca_ref.tolerances) accept
+# float32 round-off, so every hidden group passes.
+FLOAT32_CENTRING_MATRIX = '''
+def centring_matrix(n):
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"n must be an integer, got {type(n).__name__}")
+    if n < 2:
+        raise ValueError(f"n must be >= 2, got {n}")
+    return np.eye(n, dtype=np.float32) - np.full((n, n), 1 / n, dtype=np.float32)
+'''
+
+FLOAT32_CENTRE_KERNEL = '''
+def centre_kernel(K):
+    if isinstance(K, sp.MatrixBase):
+        if K.rows != K.cols:
+            raise ValueError(f"K must be square, got shape {K.shape}")
+        n = K.rows
+        H = sp.eye(n) - sp.ones(n, n) / n
+        return H * K * H
+    K = np.asarray(K, dtype=np.float32)          # single precision from here on
+    if K.ndim != 2 or K.shape[0] != K.shape[1]:
+        raise ValueError(f"K must be square, got shape {K.shape}")
+    n = K.shape[0]
+    H = np.eye(n, dtype=np.float32) - np.full((n, n), 1 / n, dtype=np.float32)
+    return H @ K @ H
+'''
+
+FLOAT32_FEATURE_MEAN = '''
+def feature_mean_sq_norm(K):
+    if isinstance(K, sp.MatrixBase):
+        if K.rows != K.cols:
+            raise ValueError(f"K must be square, got shape {K.shape}")
+        return sum(K) / K.rows**2
+    K = np.asarray(K, dtype=np.float32)
+    if K.ndim != 2 or K.shape[0] != K.shape[1]:
+        raise ValueError(f"K must be square, got shape {K.shape}")
+    return K.mean(dtype=np.float32)
+'''
+
+FLOAT32_DISTANCES = '''
+def distances_to_mean(K):
+    if isinstance(K, sp.MatrixBase):
+        n = K.rows
+        if K.cols != n:
+            raise ValueError(f"K must be square, got shape {K.shape}")
+        grand = sum(K) / n**2
+        return Matrix([sqrt(K[i, i] - 2 * sum(K.row(i)) / n + grand) for i in range(n)])
+    K = np.asarray(K, dtype=np.float32)
+    if K.ndim != 2 or K.shape[0] != K.shape[1]:
+        raise ValueError(f"K must be square, got shape {K.shape}")
+    sq = np.diag(K) - 2 * K.mean(axis=1, dtype=np.float32) + K.mean(dtype=np.float32)
+    return np.sqrt(np.maximum(sq, np.float32(0)))
+'''
+
+FLOAT32_CENTRE_NEW = '''
+def centre_new(K_new, K_train):
+    if isinstance(K_new, sp.MatrixBase) or isinstance(K_train, sp.MatrixBase):
+        K_new, K_train = Matrix(K_new), Matrix(K_train)
+        n, m = K_train.rows, K_new.rows
+        if K_train.cols != n or K_new.cols != n:
+            raise ValueError("K_train must be square and K_new must have n columns")
+        H = sp.eye(n) - sp.ones(n, n) / n
+        return (K_new - sp.ones(m, n) * K_train / n) * H
+    K_new = np.asarray(K_new, dtype=np.float32)
+    K_train = np.asarray(K_train, dtype=np.float32)
+    if K_train.ndim != 2 or K_train.shape[0] != K_train.shape[1]:
+        raise ValueError(f"K_train must be square, got shape {K_train.shape}")
+    n = K_train.shape[0]
+    if K_new.ndim != 2 or K_new.shape[1] != n:
+        raise ValueError(f"K_new must have shape (m, {n}), got {K_new.shape}")
+    row_means = K_train.mean(axis=1, dtype=np.float32)
+    new_means = K_new.mean(axis=1, keepdims=True, dtype=np.float32)
+    return K_new - row_means[None, :] - new_means + K_train.mean(dtype=np.float32)
+'''
+
+# ------------------------------------------------------------------------------ mistakes
+NOT_CENTRED = '''
+def centre_kernel(K):
+    # forgets to centre: the kernel matrix is returned as it is
+    if isinstance(K, sp.MatrixBase):
+        return sp.Matrix(K)
+    return np.array(K, dtype=float)
+'''
+
+ONE_SIDE = '''
+def centre_kernel(K):
+    # multiplies by H on one side only: the rows sum to zero, the columns do not
+    if isinstance(K, sp.MatrixBase):
+        n = K.rows
+        return K * (sp.eye(n) - sp.ones(n, n) / n)
+    K = np.asarray(K, dtype=float)
+    if K.ndim != 2 or K.shape[0] != K.shape[1]:
+        raise ValueError("K must be square")
+    n = K.shape[0]
+    return K @ (np.eye(n) - np.ones((n, n)) / n)
+'''
+
+NUMERIC_ONLY = '''
+def centre_kernel(K):
+    # no exact route: a sympy Matrix comes back as a float array
+    K = np.asarray(K, dtype=float)
+    if K.ndim != 2 or K.shape[0] != K.shape[1]:
+        raise ValueError("K must be square")
+    n = K.shape[0]
+    H = np.eye(n) - np.ones((n, n)) / n
+    return H @ K @ H
+'''
+
+OWN_MEAN = '''
+def centre_new(K_new, K_train):
+    # centres each new row with its own average only (drops the training means)
+    if isinstance(K_new, sp.MatrixBase) or isinstance(K_train, sp.MatrixBase):
+        K_new = sp.Matrix(K_new)
+        n = K_new.cols
+        return K_new - K_new * sp.ones(n, n) / n
+    K_new = np.asarray(K_new, dtype=float)
+    K_train = np.asarray(K_train, dtype=float)
+    if K_train.ndim != 2 or K_train.shape[0] != K_train.shape[1]:
+        raise ValueError("K_train must be square")
+    if K_new.ndim != 2 or K_new.shape[1] != K_train.shape[0]:
+        raise ValueError("K_new must have n columns")
+    return K_new - K_new.mean(axis=1, keepdims=True)
+'''
+
+NEW_NOT_CENTRED = '''
+def centre_new(K_new, K_train):
+    # leaves the new kernel values uncentred
+    if isinstance(K_new, sp.MatrixBase) or isinstance(K_train, sp.MatrixBase):
+        return sp.Matrix(K_new)
+    return np.array(K_new, dtype=float)
+'''
+
+SQUARED_DISTANCES = '''
+def distances_to_mean(K):
+    # returns squared distances (forgets the square root)
+    K = np.asarray(K, dtype=float)
+    if K.ndim != 2 or K.shape[0] != K.shape[1]:
+        raise ValueError("K must be square")
+    return np.diag(K) - 2 * K.mean(axis=1) + K.mean()
+'''
+
+FLOAT_2X2 = '''
+Kc_2x2 = Matrix([[0.5, -0.5], [-0.5, 0.5]])
+'''
+
+FLOAT_MEAN = '''
+grand_mean_poly = Rational(4, 9)
+sq_dists_poly = Matrix([10 / 9, 4 / 9, 10 / 9])
+total_var_poly = Rational(8, 9)
+'''
+
+VARIANTS = {
+    "loops": {
+        "description": "correct, every function written with explicit Python loops",
+        "cells": {
+            "centring_matrix_answer": LOOPS_CENTRING_MATRIX,
+            "centre_kernel_answer": LOOPS_CENTRE_KERNEL,
+            "feature_mean_sq_norm_answer": LOOPS_FEATURE_MEAN,
+            "distances_to_mean_answer": LOOPS_DISTANCES,
+            "centre_new_answer": LOOPS_CENTRE_NEW,
+        },
+        "lost": {},
+    },
+    "other_forms": {
+        "description": "correct, other algebra: four-term broadcasting, 1^T K 1 / n^2, "
+        "diag(HKH), (K_new - 1 1^T K / n) H; exact answers computed with the student's "
+        "own exact functions",
+        "cells": {
+            "centre_kernel_answer": FORMS_CENTRE_KERNEL,
+            "feature_mean_sq_norm_answer": FORMS_FEATURE_MEAN,
+            "distances_to_mean_answer": FORMS_DISTANCES,
+            "centre_new_answer": FORMS_CENTRE_NEW,
+            "exact_poly_answer": OWN_TOOLS_POLY,
+            "exact_mean_answer": OWN_TOOLS_MEAN,
+            "exact_new_point_answer": OWN_TOOLS_NEW,
+        },
+        "lost": {},
+    },
+    "float32": {
+        "description": "correct, every function computes in float32 (inputs converted at once, "
+        "single-precision arithmetic throughout; sympy input keeps the exact route)",
+        "cells": {
+            "centring_matrix_answer": FLOAT32_CENTRING_MATRIX,
+            "centre_kernel_answer": FLOAT32_CENTRE_KERNEL,
+            "feature_mean_sq_norm_answer": FLOAT32_FEATURE_MEAN,
+            "distances_to_mean_answer": FLOAT32_DISTANCES,
+            "centre_new_answer": FLOAT32_CENTRE_NEW,
+        },
+        # Every hidden group passes, and the visible row-sum checks judge round-off relative
+        # to the matrix (float32 row sums of a centred matrix are about 1e-7 of its scale).
+        "lost": {},
+    },
+    "not_centred": {
+        "description": "centre_kernel returns K uncentred (notes 10-12: the mapped points "
+        "need centring even when the inputs are centred); the visible row-sum check fails",
+        "cells": {"centre_kernel_answer": NOT_CENTRED},
+        "lost": {"test_centre_kernel": 4.0},
+    },
+    "centred_one_side": {
+        "description": "centre_kernel computes K H instead of H K H: rows sum to zero, so the "
+        "visible checks pass; the hidden cases diagnose centred_one_side",
+        "cells": {"centre_kernel_answer": ONE_SIDE},
+        "lost": {"test_centre_kernel": 4.0},
+    },
+    "numeric_only": {
+        "description": "centre_kernel has no exact route (sympy in, floats out); the visible "
+        "exactness check fails",
+        "cells": {"centre_kernel_answer": NUMERIC_ONLY},
+        "lost": {"test_centre_kernel": 4.0},
+    },
+    "new_point_own_mean": {
+        "description": "centre_new subtracts each new row's own average only (textbook, common "
+        "mistakes); rows still sum to zero, the hidden cases diagnose new_point_own_mean",
+        "cells": {"centre_new_answer": OWN_MEAN},
+        "lost": {"test_centre_new": 5.0},
+    },
+    "new_point_not_centred": {
+        "description": "centre_new returns K_new unchanged; the visible row-sum check fails",
+        "cells": {"centre_new_answer": NEW_NOT_CENTRED},
+        "lost": {"test_centre_new": 5.0},
+    },
+    "squared_distances": {
+        "description": "distances_to_mean returns squared distances; the visible linear-kernel "
+        "check fails",
+        "cells": {"distances_to_mean_answer": SQUARED_DISTANCES},
+        "lost": {"test_distances_to_mean": 3.0},
+    },
+    "float_answers": {
+        "description": "floats where exact answers are asked (0.5 for 1/2, 10/9 as a float); "
+        "the visible exactness check fails, so each of those cells earns nothing",
+        "cells": {"exact_centre_2x2_answer": FLOAT_2X2, "exact_mean_answer": FLOAT_MEAN},
+        "lost": {"test_exact_centre_2x2": 2.0, "test_exact_mean": 4.0},
+    },
+}
