@@ -1,0 +1,77 @@
+"""Grading throughput: stock serial ``nbgrader autograde`` against the kit's parallel grading.
+
+A class of STUDENTS students hands in all five problem sets (the instructor's answers, as
+a student would submit them). Both runs grade the same submissions in the same temporary
+course, in the same run of this script:
+
+- stock: ``nbgrader autograde <ps>`` once per problem set, one after another;
+- kit:   ``kit.autograde.grade_class``, one grading process per core.
+
+Usage: ``.venv/bin/python benchmarks/bench_grading.py [--students 40] [--keep DIR]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from kit.autograde import grade_class
+from kit.course import ASSIGNMENTS, copy_course
+from kit.release import release
+from kit.submitted import build_submission, lay
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--students", type=int, default=40)
+    parser.add_argument("--workers", type=int, default=os.cpu_count())
+    parser.add_argument("--keep", type=Path, default=None, help="course folder to keep")
+    args = parser.parse_args()
+
+    root = args.keep or Path(tempfile.mkdtemp(prefix="bench_grading_"))
+    course = copy_course(root)
+    if release(course):
+        return 1
+    students = [f"student{i:03d}" for i in range(args.students)]
+    for assignment in ASSIGNMENTS:
+        nb = build_submission(course, assignment)
+        for student in students:
+            lay(course, assignment, student, nb)
+    notebooks = len(students) * len(ASSIGNMENTS)
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+
+    start = time.perf_counter()
+    for assignment in ASSIGNMENTS:
+        subprocess.run([sys.executable, "-m", "nbgrader", "autograde", assignment, "--force"],
+                       cwd=course.root, env=env, check=True, capture_output=True)
+    stock = time.perf_counter() - start
+
+    shutil.rmtree(course.root / "autograded")
+    start = time.perf_counter()
+    outcomes = grade_class(course, workers=args.workers, progress=False)
+    kit = time.perf_counter() - start
+    failed = [o for o in outcomes if o.status != "graded"]
+
+    print(f"{args.students} students x {len(ASSIGNMENTS)} problem sets = {notebooks} notebooks, "
+          f"{os.cpu_count()} cores")
+    print(f"{'grader':<34}{'wall s':>9}{'s / notebook':>14}{'speed-up':>10}")
+    print(f"{'stock nbgrader autograde (serial)':<34}{stock:>9.1f}{stock / notebooks:>14.2f}{1:>10.2f}")
+    print(f"{f'kit.autograde ({args.workers} processes)':<34}{kit:>9.1f}{kit / notebooks:>14.2f}"
+          f"{stock / kit:>10.2f}")
+    if failed:
+        print(f"{len(failed)} submissions were not graded: {failed[:3]}")
+    if args.keep is None:
+        shutil.rmtree(root, ignore_errors=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,79 @@
+"""The main job (``make demo``): release, lay the demo class, grade it, and report.
+
+1. regenerate ``release/`` from ``source/``;
+2. lay the demo class (``tests/demo_class.py``) into ``submitted/``;
+3. autograde every problem set on all cores;
+4. write a feedback page per graded submission into ``feedback/`` (same workers);
+5. export ``reports/grades.csv``, print the grade table, write ``reports/class_report.html``.
+
+Running it twice gives the same grades.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import time
+
+from kit.autograde import grade_class
+from kit.course import ASSIGNMENTS, REPO_ROOT, Course
+from kit.export import rows, write_csv
+from kit.release import release
+from kit.report import write_report
+from kit.submitted import lay_class
+
+
+def grade_table(course: Course, outcomes) -> str:
+    """Students by problem set: score/max, '-' when not submitted, '!' when it failed."""
+    table = {}
+    maxima = {}
+    for row in rows(course, outcomes):
+        table.setdefault(row["student"], {})[row["assignment"]] = row
+        maxima[row["assignment"]] = row["max_score"]
+    names = [a for a in ASSIGNMENTS if a in maxima]
+    width = max(len(s) for s in table) if table else 7
+    head = "student".ljust(width) + "".join(f"{a[:3]:>9}" for a in names) + "    total"
+    lines = [head, " " * width + "".join(f"{'/' + format(maxima[a], 'g'):>9}" for a in names)]
+    for student, cells in sorted(table.items()):
+        marks = []
+        for a in names:
+            row = cells.get(a)
+            status = row["status"] if row else "not submitted"
+            marks.append("-" if status == "not submitted" else
+                         f"{row['score']:g}" + ("!" if status.startswith("failed") else ""))
+        total = sum(cells[a]["score"] for a in names if a in cells)
+        lines.append(student.ljust(width) + "".join(f"{m:>9}" for m in marks) + f"{total:>9g}")
+    lines.append("('-' not submitted, '!' could not be fully graded; written answers are graded by hand)")
+    return "\n".join(lines)
+
+
+def run(course: Course, workers=None, fresh=True) -> list:
+    start = time.perf_counter()
+    if release(course):
+        raise SystemExit("release failed: see the messages above")
+    if fresh:
+        for step in ("submitted", "autograded", "feedback"):
+            shutil.rmtree(course.root / step, ignore_errors=True)
+    lay_class(course)
+    outcomes = grade_class(course, workers=workers, feedback=True)
+    csv_path = write_csv(course, outcomes)
+    print()
+    print(grade_table(course, outcomes))
+    report = write_report(course, outcomes)
+    failed = [o for o in outcomes if o.status == "failed"]
+    print(f"\n{sum(o.status == 'graded' for o in outcomes)} notebooks graded, {len(failed)} could not be "
+          f"graded, in {time.perf_counter() - start:.0f} s")
+    for o in failed:
+        print(f"  ! {o.student} / {o.assignment}: {o.message}")
+    print(f"grades:   {csv_path.relative_to(course.root)}\nreport:   {report.relative_to(course.root)}"
+          f"\nfeedback: feedback/<student>/<problem set>/")
+    return outcomes
+
+
+def main() -> int:
+    run(Course(REPO_ROOT))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

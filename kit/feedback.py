@@ -1,0 +1,46 @@
+"""Step 5 of the pipeline: one HTML feedback page per graded submission, in ``feedback/``.
+
+nbgrader's ``ClearHiddenTests`` (configured in ``nbgrader_config.py``) removes the hidden
+test code from the page; :class:`HideTracebacks` below also replaces each error's traceback,
+which would quote the failing line of a hidden test, by its one-line message.
+"""
+
+from __future__ import annotations
+
+from nbconvert.preprocessors import Preprocessor
+from traitlets import Bool
+
+from kit.course import Course
+
+HIDDEN_MARKERS = ("HIDDEN TESTS", "_grading")  # text only the hidden tests contain
+
+
+class HideTracebacks(Preprocessor):
+    """Replace every error traceback by ``ExceptionName: message``."""
+
+    # nbconvert preprocessors are off unless enabled; nbgrader registers them as they are
+    enabled = Bool(True).tag(config=True)
+
+    def preprocess_cell(self, cell, resources, index):
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "error":
+                output["traceback"] = [f"{output.get('ename', 'Error')}: {output.get('evalue', '')}"]
+        return cell, resources
+
+
+def write_feedback(course: Course, assignment: str, student: str, api=None) -> str:
+    """Generate ``feedback/<student>/<assignment>/<assignment>.html``; return an error or ''."""
+    api = api or course.api()
+    result = api.generate_feedback(assignment, student, force=True)
+    if not result.get("success"):
+        return "feedback could not be generated"
+    page = feedback_page(course, assignment, student)
+    leaked = [m for m in HIDDEN_MARKERS if m in page.read_text(encoding="utf-8")]
+    if leaked:
+        page.unlink()
+        return f"feedback page withheld: it would show hidden test text ({', '.join(leaked)})"
+    return ""
+
+
+def feedback_page(course: Course, assignment: str, student: str):
+    return course.root / "feedback" / student / assignment / f"{assignment}.html"

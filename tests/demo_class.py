@@ -1,0 +1,96 @@
+"""The bundled demo class: who hands in what, and the score each must get.
+
+``make demo`` lays these students into ``submitted/`` (see ``kit.submitted.lay_class``).
+Each entry maps a problem set to what the student hands in: ``"solution"`` (the
+instructor's answers typed in), ``"blank"`` (the release untouched), the name of a
+submission in ``tests/submissions/<ps>.py``, or a function that writes something odd.
+A problem set missing from an entry was not handed in: most students who show one
+mistake hand in only the problem sets where it shows.
+"""
+
+from __future__ import annotations
+
+from kit.course import ASSIGNMENTS
+
+ALL = dict.fromkeys(ASSIGNMENTS, "solution")
+
+
+def corrupt_file(course, assignment):
+    """A notebook file cut off half-way through its JSON (a failed upload)."""
+    path = course.root / "demo_corrupt.ipynb"
+    text = course.notebook("release", assignment).read_text(encoding="utf-8")
+    path.write_text(text[: len(text) // 2], encoding="utf-8")
+    return path
+
+
+def other_problem_set(course, assignment):
+    """The student saved last week's notebook under this week's name."""
+    other = ASSIGNMENTS[ASSIGNMENTS.index(assignment) - 1]
+    return course.notebook("release", other)
+
+
+ROSTER = {
+    "ada_reference": ALL,
+    "ben_blank": dict.fromkeys(ASSIGNMENTS, "blank"),
+    "cleo_own_mean": {"ps4_centering": "new_point_own_mean",
+                      "ps5_kernel_pca": "new_point_own_mean"},
+    "dev_unscaled_alpha": {"ps5_kernel_pca": "alpha_not_scaled"},
+    "eli_ascending": {"ps5_kernel_pca": "ascending_order"},
+    "fay_divisor": {"ps5_kernel_pca": "variance_divisor"},
+    "gus_uncentred": {"ps1_circle_lift": "not_centred", "ps4_centering": "not_centred"},
+    "hana_lift_order": {"ps1_circle_lift": "lift_column_order"},
+    "ivo_floats": {"ps1_circle_lift": "float_not_exact", "ps2_feature_maps": "floats_for_exact",
+                   "ps3_mercer": "floats_not_exact", "ps4_centering": "float_answers",
+                   "ps5_kernel_pca": "float_answers"},
+    "jun_loops": {"ps1_circle_lift": "loops", "ps2_feature_maps": "loops",
+                  "ps3_mercer": "loops_eig_minors", "ps4_centering": "loops",
+                  "ps5_kernel_pca": "loops"},
+    "kim_rewrites": {"ps1_circle_lift": "eig_instead_of_svd", "ps2_feature_maps": "other_order",
+                     "ps3_mercer": "sympy_psd_uniform_search", "ps4_centering": "other_forms",
+                     "ps5_kernel_pca": "eig_flipped_signs"},
+    "lea_partial": {"ps1_circle_lift": "solution", "ps2_feature_maps": "solution"},
+    "max_loops_forever": {"ps2_feature_maps": "never_terminates"},
+    "nia_float32": {"ps1_circle_lift": "float32", "ps2_feature_maps": "float32",
+                    "ps4_centering": "float32", "ps5_kernel_pca": "float32"},
+    "oli_leading_minors": {"ps3_mercer": "leading_minors"},
+    "pat_odd_files": {"ps2_feature_maps": "solution", "ps3_mercer": corrupt_file,
+                      "ps4_centering": other_problem_set},
+}
+
+NONE = dict.fromkeys(ASSIGNMENTS)
+
+#: Auto-graded points each demo student must get, per problem set, worked out from what
+#: each handed in (``tests/submissions/<ps>.py`` says which test cells each mistake loses
+#: and why). Maxima: ps1 23, ps2 29, ps3 30, ps4 29, ps5 32. None: not handed in.
+EXPECTED = {
+    "ada_reference": {"ps1_circle_lift": 23, "ps2_feature_maps": 29, "ps3_mercer": 30,
+                      "ps4_centering": 29, "ps5_kernel_pca": 32},
+    "ben_blank": dict.fromkeys(ASSIGNMENTS, 0),
+    # ps4: centre_new loses its 5 points; ps5: kpca_transform loses its 4
+    "cleo_own_mean": {**NONE, "ps4_centering": 24, "ps5_kernel_pca": 28},
+    # kpca_fit keeps only its ValueError group: 1 of 6 points
+    "dev_unscaled_alpha": {**NONE, "ps5_kernel_pca": 27},
+    "eli_ascending": {**NONE, "ps5_kernel_pca": 27},
+    # feature_variances: 1 of its 4 groups (the default-ddof one) passes -> 0.5 of 2
+    "fay_divisor": {**NONE, "ps5_kernel_pca": 30.5},
+    # ps1: variance_shares loses 4; ps4: centre_kernel's visible row-sum check fails: 4
+    "gus_uncentred": {**NONE, "ps1_circle_lift": 19, "ps4_centering": 25},
+    # lift 3 + lift of (4, 2) 2 + phi.u 1
+    "hana_lift_order": {**NONE, "ps1_circle_lift": 17},
+    # every exact-answer cell with a float earns nothing
+    "ivo_floats": {"ps1_circle_lift": 18, "ps2_feature_maps": 20, "ps3_mercer": 24,
+                   "ps4_centering": 23, "ps5_kernel_pca": 29},
+    "jun_loops": {"ps1_circle_lift": 23, "ps2_feature_maps": 29, "ps3_mercer": 30,
+                  "ps4_centering": 29, "ps5_kernel_pca": 32},
+    "kim_rewrites": {"ps1_circle_lift": 23, "ps2_feature_maps": 29, "ps3_mercer": 30,
+                     "ps4_centering": 29, "ps5_kernel_pca": 32},
+    "lea_partial": {**NONE, "ps1_circle_lift": 23, "ps2_feature_maps": 29},
+    # only the gamma_for_similarity test cell times out
+    "max_loops_forever": {**NONE, "ps2_feature_maps": 27},
+    "nia_float32": {"ps1_circle_lift": 23, "ps2_feature_maps": 29, "ps3_mercer": None,
+                    "ps4_centering": 29, "ps5_kernel_pca": 32},
+    # a visible check on a singular matrix fails: the exact PSD cell's 5 points
+    "oli_leading_minors": {**NONE, "ps3_mercer": 25},
+    # the corrupt file and the wrong notebook cannot be graded: 0, with a line in the summary
+    "pat_odd_files": {**NONE, "ps2_feature_maps": 29, "ps3_mercer": 0, "ps4_centering": 0},
+}

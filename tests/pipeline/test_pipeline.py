@@ -1,0 +1,148 @@
+"""The main job end to end on a temporary copy of the course, and its failure cases."""
+
+from __future__ import annotations
+
+import csv
+import re
+
+import pytest
+
+from kit import demo
+from kit.autograde import grade_class
+from kit.course import ASSIGNMENTS, copy_course
+from kit.feedback import feedback_page
+from kit.release import release
+from kit.submitted import build_submission, lay, lay_class
+from tests.demo_class import EXPECTED, ROSTER
+from tests.support.nbgrading import auto_points, read_source, variants
+
+HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", re.DOTALL)
+
+
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory):
+    course = copy_course(tmp_path_factory.mktemp("demo"))
+    outcomes = demo.run(course, workers=2)
+    return course, outcomes
+
+
+def _auto_total(course, outcome):
+    ids = auto_points(read_source(outcome.assignment))
+    return round(sum(v for k, v in outcome.scores.items() if k in ids), 2)
+
+
+def test_expected_scores_follow_from_the_submissions():
+    """EXPECTED is consistent with what tests/submissions says each variant loses."""
+    for student, work in ROSTER.items():
+        for assignment in ASSIGNMENTS:
+            what = work.get(assignment)
+            full = sum(auto_points(read_source(assignment)).values())
+            if isinstance(what, str) and what not in ("solution", "blank"):
+                lost = sum(variants(assignment)[what]["lost"].values())
+                assert EXPECTED[student][assignment] == full - lost, (student, assignment)
+            elif what == "solution":
+                assert EXPECTED[student][assignment] == full, (student, assignment)
+
+
+def test_every_demo_student_gets_the_reasoned_score(demo_run):
+    course, outcomes = demo_run
+    got = {}
+    for o in outcomes:
+        got.setdefault(o.student, {})[o.assignment] = (
+            None if o.status == "not submitted" else _auto_total(course, o))
+    assert got == EXPECTED
+
+
+def test_odd_files_get_a_clear_line_and_zero(demo_run):
+    _, outcomes = demo_run
+    failed = {(o.student, o.assignment): o.message for o in outcomes if o.status == "failed"}
+    assert set(failed) == {("pat_odd_files", "ps3_mercer"), ("pat_odd_files", "ps4_centering")}
+    assert "not a readable notebook" in failed["pat_odd_files", "ps3_mercer"]
+    assert "wrong problem set" in failed["pat_odd_files", "ps4_centering"]
+
+
+def test_feedback_pages_exist_and_hide_the_hidden_tests(demo_run):
+    course, outcomes = demo_run
+    hidden_lines = {
+        line.strip()
+        for a in ASSIGNMENTS
+        for cell in read_source(a).cells
+        for block in HIDDEN.findall(cell.source)
+        for line in block.splitlines()
+        if len(line.strip()) > 12
+    }
+    assert hidden_lines
+    graded = [o for o in outcomes if o.status == "graded"]
+    assert graded
+    for o in graded:
+        page = feedback_page(course, o.assignment, o.student).read_text(encoding="utf-8")
+        assert "HIDDEN TESTS" not in page and "_grading" not in page
+        leaked = [line for line in hidden_lines if line in page]
+        assert not leaked, f"{o.student}/{o.assignment} feedback shows {leaked[:2]}"
+
+
+def test_grades_csv_has_one_row_per_student_and_problem_set(demo_run):
+    course, _ = demo_run
+    with (course.root / "reports" / "grades.csv").open() as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == len(ROSTER) * len(ASSIGNMENTS)
+    assert {(r["student"], r["assignment"]) for r in rows} == {
+        (s, a) for s in ROSTER for a in ASSIGNMENTS}
+    for r in rows:
+        expected = EXPECTED[r["student"]][r["assignment"]]
+        assert float(r["auto_score"]) == (expected or 0), r
+        assert float(r["score"]) == float(r["auto_score"]) + float(r["manual_score"])
+
+
+def test_class_report_names_diagnosed_mistakes(demo_run):
+    course, _ = demo_run
+    html = (course.root / "reports" / "class_report.html").read_text()
+    assert (course.root / "reports" / "class_report.png").stat().st_size > 10_000
+    for code in ("new_point_own_mean", "alpha_not_scaled", "ascending_order", "variance_divisor"):
+        assert f"<code>{code}</code>" in html
+
+
+def test_grading_twice_gives_the_same_grades(demo_run):
+    course, outcomes = demo_run
+    again = grade_class(course, ["ps5_kernel_pca"], students=["fay_divisor", "ada_reference"],
+                        progress=False)
+    before = {(o.student, o.assignment): o.scores for o in outcomes}
+    for o in again:
+        assert o.scores == before[o.student, o.assignment]
+
+
+def test_grade_table_lists_every_student(demo_run):
+    course, outcomes = demo_run
+    table = demo.grade_table(course, outcomes)
+    for student in ROSTER:
+        assert student in table
+
+
+def test_failures_do_not_stop_the_others(tmp_path):
+    """A kernel that dies, a missing notebook: a line each, zero, and the rest graded."""
+    ps = "ps1_circle_lift"
+    course = copy_course(tmp_path, [ps])
+    assert not release(course, [ps])
+    first_answer = next(c.metadata["nbgrader"]["grade_id"] for c in read_source(ps).cells
+                        if c.metadata.get("nbgrader", {}).get("solution"))
+    lay(course, ps, "dies", build_submission(course, ps, {first_answer: "import os\nos._exit(3)"}))
+    lay(course, ps, "good", build_submission(course, ps))
+    (course.root / "submitted" / "misnamed" / ps).mkdir(parents=True)
+    lay(course, ps, "misnamed", build_submission(course, ps)).rename(
+        course.root / "submitted" / "misnamed" / ps / "my_work.ipynb")
+    outcomes = {o.student: o for o in grade_class(course, [ps], workers=2, progress=False)}
+    assert outcomes["good"].status == "graded"
+    assert outcomes["good"].total == sum(auto_points(read_source(ps)).values())
+    assert outcomes["dies"].status == "failed" and "kernel died" in outcomes["dies"].message
+    assert outcomes["misnamed"].status == "failed"
+    assert "no ps1_circle_lift.ipynb" in outcomes["misnamed"].message
+    assert "my_work.ipynb" in outcomes["misnamed"].message
+
+
+def test_lay_class_writes_each_roster_entry(tmp_path):
+    ps = "ps1_circle_lift"
+    course = copy_course(tmp_path, [ps])
+    assert not release(course, [ps])
+    lay_class(course, {"a": {ps: "solution"}, "b": {ps: "blank"}})
+    assert course.notebook("submitted", ps, "a").exists()
+    assert course.notebook("submitted", ps, "b").read_bytes() == course.notebook("release", ps).read_bytes()
