@@ -31,3 +31,17 @@ c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.ClearHiddenTests",
     "kit.feedback.HideTracebacks",
 ]
+
+# The hidden tests are judged outside the student's kernel (kit/judge.py): the case inputs
+# are written before the kernel starts, and the results it emits are scored after it ran.
+c.Autograde.autograde_preprocessors = [
+    "kit.judge.WriteCases",
+    "nbgrader.preprocessors.Execute",
+    "kit.judge.JudgeHiddenTests",
+    "nbgrader.preprocessors.IgnorePattern",
+    "nbconvert.preprocessors.ClearMetadataPreprocessor",
+    "nbgrader.preprocessors.LimitOutput",
+    "nbgrader.preprocessors.SaveAutoGrades",
+    "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from kpca_probe.functions import k_linear, k_poly, k_rbf  # noqa: F401  (re-exported)
 from kpca_ref.tolerances import GRADING_ATOL_SCALE, GRADING_RTOL
 
 __all__ = ["PARAMS", "Case", "Group", "groups", "names"]  # plus the input makers below
@@ -140,22 +141,6 @@ def on_circle(r: np.random.Generator, a, b, radius, n: int) -> np.ndarray:
     """``n`` points of a circle at well-spread random angles."""
     t = (np.arange(n) + r.uniform(0.1, 0.9, n)) * (2 * np.pi / n)
     return np.column_stack([a + radius * np.cos(t), b + radius * np.sin(t)])
-
-
-def k_rbf(x, y, gamma=0.8):
-    """RBF kernel of two points, a Python callable handed to ``gram`` and friends."""
-    diff = np.asarray(x, dtype=float) - np.asarray(y, dtype=float)
-    return float(np.exp(-gamma * float(diff @ diff)))
-
-
-def k_poly(x, y, p=2, c=1.0):
-    """Polynomial kernel ``(x @ y + c)^p`` of two points."""
-    return float((float(np.asarray(x, dtype=float) @ np.asarray(y, dtype=float)) + c) ** p)
-
-
-def k_linear(x, y):
-    """Linear kernel ``x @ y`` of two points."""
-    return float(np.asarray(x, dtype=float) @ np.asarray(y, dtype=float))
 
 
 def _registry() -> dict:

@@ -10,22 +10,19 @@ leading principal minors alone, and rounding to floats.
 from __future__ import annotations
 
 import functools
-import math
 
 import numpy as np
 import sympy as sp
 
+from kpca_probe.functions import asym as _asym
+from kpca_probe.functions import asym_shift as _asym_shift
+from kpca_probe.functions import k_dist as _k_dist
+from kpca_probe.functions import k_neg_rbf as _k_neg_rbf
+from kpca_probe.functions import k_one_minus_sq as _k_one_minus_sq
+from kpca_probe.functions import k_sqdist as _k_sqdist
 from kpca_ref.grading.cases import Case, Group, k_linear, k_poly, k_rbf, poly, rbf, rng
 
 __all__ = ["BUILDERS"]
-
-
-def _asym(x, y):
-    return float(np.asarray(x, dtype=float) @ np.asarray(y, dtype=float) + x[0])
-
-
-def _asym_shift(x, y):
-    return float(np.exp(float(x[0]) - 2.0 * float(y[0])))
 
 
 def gram():
@@ -97,23 +94,6 @@ def is_psd_exact():
             Case((sp.Matrix([[1, 1], [1, 1 + R(1, 10**20)]]),))]),
         Group("not symmetric", [Case((sp.Matrix([[2, 1], [0, 2]]),))]),
     ]
-
-
-def _k_sqdist(x, y):
-    diff = np.asarray(x, dtype=float) - np.asarray(y, dtype=float)
-    return float(diff @ diff)
-
-
-def _k_neg_rbf(x, y):
-    return -k_rbf(x, y, 1.0)
-
-
-def _k_dist(x, y):
-    return math.sqrt(_k_sqdist(x, y))
-
-
-def _k_one_minus_sq(x, y):
-    return 1.0 - _k_sqdist(x, y)
 
 
 def find_counterexample():

@@ -27,7 +27,7 @@ from kpca_ref.grading.checks import Verdict, check
 from kpca_ref.grading.compare import FloatNotExact, as_exact, exact_equal, shape_text
 from kpca_ref.grading.mistakes import MISTAKES, diagnose
 
-__all__ = ["grade", "grade_exact"]
+__all__ = ["grade", "grade_exact", "judge_case", "judge_exact", "judge_groups", "run_student"]
 
 #: longest excerpt of a student's exception message shown
 MESSAGE_CHARS = 120
@@ -65,7 +65,8 @@ def _reference(name: str):
     return getattr(importlib.import_module("kpca_ref"), name)
 
 
-def _run_case(name, ref_fn, student_fn, case) -> Verdict:
+def _expected(name, ref_fn, case) -> list:
+    """The reference's result of each call of ``case`` (or the exception it must raise)."""
     expected = []
     for args, kwargs in case.calls():
         try:
@@ -77,20 +78,34 @@ def _run_case(name, ref_fn, student_fn, case) -> Verdict:
     if case.expect_error is not None and not isinstance(expected[0], case.expect_error):
         raise RuntimeError(f"hidden case of {name} expected {case.expect_error.__name__} "
                            "but the reference returned a value")
+    return expected
+
+
+def run_student(student_fn, case) -> tuple:
+    """``("ok", results)`` or ``("raised", exception, type name)`` for the student's calls."""
     results = []
     for args, kwargs in case.calls():
         try:
             with _silenced():
                 results.append(student_fn(*copy.deepcopy(args), **copy.deepcopy(kwargs)))
         except (Exception, SystemExit) as exc:  # noqa: BLE001 - any failure of the student's code
-            wanted = case.expect_error
-            if wanted is not None and isinstance(exc, wanted):
-                return Verdict(True)
-            text = f"raised {type(exc).__name__}: {_short(exc)}" if str(exc) else (
-                f"raised {type(exc).__name__}")
-            if wanted is not None:
-                text += f" (expected {wanted.__name__})"
-            return Verdict(False, text)
+            return ("raised", exc, type(exc).__name__)
+    return ("ok", results)
+
+
+def judge_case(name, ref_fn, case, outcome) -> Verdict:
+    """Judge one case from the student's ``outcome`` (see :func:`run_student`)."""
+    expected = _expected(name, ref_fn, case)
+    if outcome[0] == "raised":
+        exc, kind = outcome[1], outcome[2]
+        wanted = case.expect_error
+        if wanted is not None and isinstance(exc, wanted):
+            return Verdict(True)
+        text = f"raised {kind}: {_short(exc)}" if str(exc) else f"raised {kind}"
+        if wanted is not None:
+            text += f" (expected {wanted.__name__})"
+        return Verdict(False, text)
+    results = outcome[1]
     if case.expect_error is not None:
         return Verdict(False, f"should raise {case.expect_error.__name__} for this input, "
                               "but returned a value")
@@ -102,7 +117,11 @@ def _run_case(name, ref_fn, student_fn, case) -> Verdict:
     return verdict
 
 
-def _line(ok: bool, label: str, message: str = "", code: str | None = None) -> str:
+def _run_case(name, ref_fn, student_fn, case) -> Verdict:
+    return judge_case(name, ref_fn, case, run_student(student_fn, case))
+
+
+def line(ok: bool, label: str, message: str = "", code: str | None = None) -> str:
     if ok:
         return f"✓ {label}"
     tail = f" [diagnosis: {code}]" if code else ""
@@ -141,33 +160,49 @@ def grade(name: str, student_fn, points: float) -> float:
     """
     out = sys.stdout
     if not callable(student_fn):
-        print(_line(False, name, f"expected a function, got {type(student_fn).__name__}"),
+        print(line(False, name, f"expected a function, got {type(student_fn).__name__}"),
               file=out)
         return 0.0
-    lines, passed = [], 0
     with _silenced(), _one_blas_thread():  # no warning of the grader may reach stderr
         groups = _cases.groups(name)
-        ref_fn = _reference(name)
-        for group in groups:
-            verdict = Verdict(True)
-            for index, case in enumerate(group.cases, start=1):
-                try:
-                    verdict = _run_case(name, ref_fn, student_fn, case)
-                except Exception as exc:  # noqa: BLE001 - the grader failed: never a free pass
-                    verdict = Verdict(False, f"could not be graded ({type(exc).__name__} in "
-                                             "the grader); please tell your instructor")
-                if not verdict.ok:
-                    if len(group.cases) > 1:
-                        verdict = verdict._replace(
-                            message=f"case {index} of {len(group.cases)}: {verdict.message}")
-                    break
-            passed += verdict.ok
-            lines.append(_line(verdict.ok, group.label, verdict.message, verdict.code))
+        earned, lines = judge_groups(
+            name, points, groups, lambda gi, ci, case: run_student(student_fn, case))
+    print("\n".join(lines), file=out, flush=True)
+    return earned
+
+
+def judge_groups(name: str, points: float, groups, outcome_of) -> tuple[float, list[str]]:
+    """Points earned and the student-facing lines, from ``outcome_of(group, case, Case)``.
+
+    ``outcome_of`` returns what :func:`run_student` returns, or None when the student's
+    result for that case is missing (the case then fails). Used in the kernel by
+    :func:`grade` and outside it by the judge, on results decoded from the kernel.
+    """
+    lines, passed = [], 0
+    ref_fn = _reference(name)
+    for gi, group in enumerate(groups):
+        verdict = Verdict(True)
+        for ci, case in enumerate(group.cases):
+            try:
+                outcome = outcome_of(gi, ci, case)
+                if outcome is None:
+                    verdict = Verdict(False, "no result arrived from your notebook for this case")
+                else:
+                    verdict = judge_case(name, ref_fn, case, outcome)
+            except Exception as exc:  # noqa: BLE001 - the grader failed: never a free pass
+                verdict = Verdict(False, f"could not be graded ({type(exc).__name__} in "
+                                         "the grader); please tell your instructor")
+            if not verdict.ok:
+                if len(group.cases) > 1:
+                    verdict = verdict._replace(
+                        message=f"case {ci + 1} of {len(group.cases)}: {verdict.message}")
+                break
+        passed += verdict.ok
+        lines.append(line(verdict.ok, group.label, verdict.message, verdict.code))
     earned = _earned(points, passed, len(groups))
     lines.append(f"{name}: {passed} of {len(groups)} case groups passed, "
                  f"{earned:g} of {float(points):g} points")
-    print("\n".join(lines), file=out, flush=True)
-    return earned
+    return earned, lines
 
 
 def _flip_candidates(value, up_to_sign: bool) -> list:
@@ -200,15 +235,20 @@ def grade_exact(name: str, student_value, points: float) -> float:
     float
         ``float(points)`` or ``0.0``; one line is printed to stdout.
     """
-    from kpca_ref.grading import answers
-
     out = sys.stdout
     with _silenced():
-        expected, up_to_sign = answers.answer(name)
-        want = as_exact(expected, name=f"registered answer {name!r}")
-        verdict = _judge_exact(student_value, want, up_to_sign)
-    print(_line(verdict.ok, name, verdict.message, verdict.code), file=out)
+        verdict = judge_exact(name, student_value)
+    print(line(verdict.ok, name, verdict.message, verdict.code), file=out)
     return float(points) if verdict.ok else 0.0
+
+
+def judge_exact(name: str, student_value) -> Verdict:
+    """The verdict on a student's exact answer ``name`` (no printing)."""
+    from kpca_ref.grading import answers
+
+    expected, up_to_sign = answers.answer(name)
+    want = as_exact(expected, name=f"registered answer {name!r}")
+    return _judge_exact(student_value, want, up_to_sign)
 
 
 def _judge_exact(value, want, up_to_sign: bool) -> Verdict:

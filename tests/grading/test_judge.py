@@ -1,0 +1,93 @@
+"""The judge's pieces that need no kernel: the wire format and the forbidden-import scan."""
+
+from __future__ import annotations
+
+import math
+
+import nbformat
+import numpy as np
+import sympy as sp
+
+from kit.judge import forbidden_parts, judge_cell, planned_calls
+from kpca_probe import MIME
+from kpca_probe.wire import Unreadable, decode, decode_error, encode, encode_error
+
+
+def test_values_survive_the_wire():
+    values = [np.arange(6.0).reshape(2, 3), np.float32(1.5), np.array([1, 2], dtype=np.int64),
+              (True, None, 3), sp.Matrix([[sp.Rational(1, 2), sp.sqrt(2) / 2]]),
+              sp.pi * sp.exp(-sp.Rational(3, 2)), [1.0, math.nan, -math.inf], 2**80]
+    back = decode(encode(values))
+    assert np.array_equal(back[0], values[0]) and back[0].dtype == np.float64
+    assert back[1] == np.float32(1.5) and back[1].dtype == np.float32
+    assert back[2].dtype == np.int64 and back[3] == (True, None, 3)
+    assert back[4] == values[4] and back[5] == values[5]
+    assert math.isnan(back[6][1]) and back[6][2] == -math.inf and back[7] == 2**80
+
+
+def test_a_subclass_arrives_as_its_plain_numbers():
+    class Agreeable(np.ndarray):
+        def __eq__(self, other):
+            return True
+
+    back = decode(encode(np.zeros(3).view(Agreeable)))
+    assert type(back) is np.ndarray and back.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_unknown_and_malformed_data_is_unreadable():
+    assert isinstance(decode(encode(object())), Unreadable)
+    assert isinstance(decode({"op": "Eval", "a": []}), Unreadable)
+    assert isinstance(decode({"f": "__import__", "a": []}), Unreadable)
+    assert isinstance(decode("not a dict"), Unreadable)
+    assert Unreadable("x") != Unreadable("x")
+
+
+def test_exceptions_keep_their_builtin_base():
+    class MyError(ValueError):
+        pass
+
+    data = encode_error(MyError("K must be square"))
+    assert data["raised"] == "MyError"
+    rebuilt = decode_error(data)
+    assert type(rebuilt) is ValueError and str(rebuilt) == "K must be square"
+
+
+def _nb(*cells):
+    nb = nbformat.v4.new_notebook()
+    for kind, source in cells:
+        cell = nbformat.v4.new_code_cell(source)
+        if kind == "answer":
+            cell.metadata["nbgrader"] = {"solution": True, "grade": False, "locked": False}
+        elif kind == "test":
+            cell.metadata["nbgrader"] = {"solution": False, "grade": True, "locked": True,
+                                         "points": 2}
+        nb.cells.append(cell)
+    return nb
+
+
+def test_forbidden_imports_taint_the_parts_that_use_them():
+    nb = _nb(("answer", "import kpca_ref as R\ndef f(x):\n    return x"), ("test", "t1"),
+             ("answer", "def g(K):\n    return R.centre_kernel(K)"), ("test", "t2"),
+             ("answer", "h = lambda K: g(K)"), ("test", "t3"),
+             ("answer", "def k(x):\n    return x"), ("test", "t4"),
+             (None, "%matplotlib inline\nfrom sklearn.decomposition import KernelPCA"),
+             ("answer", "m = 1"), ("test", "t5"))
+    assert forbidden_parts(nb) == {1, 3, 5, 10}
+
+
+def test_planned_calls_and_a_missing_payload():
+    source = ("assert True\n### BEGIN HIDDEN TESTS\nimport kpca_probe as _grading\n"
+              "(_grading.grade_exact('ps4_centre_2x2', x, points=1)\n"
+              " + _grading.grade_exact('ps4_poly_K', y, points=1))\n### END HIDDEN TESTS")
+    assert planned_calls(source) == [("grade_exact", "ps4_centre_2x2", 1.0),
+                                     ("grade_exact", "ps4_poly_K", 1.0)]
+    cell = _nb(("test", source)).cells[0]
+    right = {"kind": "grade_exact", "name": "ps4_centre_2x2",
+             "value": encode(sp.Matrix([[1, -1], [-1, 1]]) / 2)}
+    cell.outputs = [nbformat.v4.new_output("display_data", {MIME: right}),
+                    nbformat.v4.new_output("execute_result", {"text/plain": "2.0"}),
+                    nbformat.v4.new_output("stream", name="stderr", text="a warning\n")]
+    assert judge_cell(cell) == 1.0
+    kinds = [(o.output_type, o.get("name")) for o in cell.outputs]
+    assert kinds == [("stream", "stdout"), ("stream", "stdout"), ("execute_result", None)]
+    assert "did not run" in cell.outputs[1].text and cell.outputs[2].data["text/plain"] == "1.0"

@@ -1,0 +1,186 @@
+"""Adversarial submissions of ps4_centering: attacks from inside the student's kernel.
+
+Each entry is built like ``tests/submissions``: the release with its answer cells filled
+(the instructor's solution unless ``cells`` says otherwise), then ``edit`` (if any) applied
+to the notebook, as a student could. ``lost`` gives the points each test cell must lose
+(``ALL``: every test cell loses everything); ``status`` is what ``kit.autograde`` reports.
+Most attacks ride on a WRONG ``centring_matrix`` (zeros: it even passes the visible checks)
+and try to earn its 2 points anyway; the judge outside the kernel must still give 0 there,
+and the honest answers elsewhere keep their points unless the attack stopped their tests.
+"""
+
+from __future__ import annotations
+
+PS = "ps4_centering"
+FIRST = "centring_matrix_answer"  # the first answer cell
+ALL = "all"
+MIME = "application/vnd.kpca-probe+json"
+
+WRONG_H = '''
+def centring_matrix(n):
+    return np.zeros((n, n))
+'''
+
+ONES_H = '''
+def centring_matrix(n):
+    return np.ones((n, n))
+'''
+
+PATCH_NUMPY = WRONG_H.replace("zeros", "ones") + '''
+import numpy
+import numpy.testing
+numpy.allclose = lambda *a, **k: True
+numpy.isclose = lambda a, b, *r, **k: numpy.ones(numpy.shape(a), dtype=bool)
+numpy.array_equal = lambda *a, **k: True
+numpy.testing.assert_allclose = lambda *a, **k: None
+numpy.testing.assert_array_equal = lambda *a, **k: None
+np.allclose = numpy.allclose
+'''
+
+EMPTY_LATER_CELLS = WRONG_H + '''
+ip = get_ipython()
+ip.input_transformers_cleanup.append(lambda lines: [])
+ip.input_transformers_post.append(lambda lines: [])
+'''
+
+FAKE_PROBE = WRONG_H + '''
+import sys, types
+fake = types.ModuleType("kpca_probe")
+fake.grade = lambda name, fn, points: float(points)
+fake.grade_exact = lambda name, value, points: float(points)
+sys.modules["kpca_probe"] = fake
+'''
+
+FAKE_REFERENCE = WRONG_H + '''
+import sys, types
+fake = types.ModuleType("kpca_" + "ref")
+fake.grading = fake
+fake.grade = lambda name, fn, points: float(points)
+fake.grade_exact = lambda name, value, points: float(points)
+sys.modules["kpca_" + "ref"] = fake
+sys.modules["kpca_" + "ref.grading"] = fake
+'''
+
+SWALLOW_ERRORS = ONES_H + '''
+get_ipython().set_custom_exc((BaseException,), lambda shell, etype, value, tb, tb_offset=None: None)
+'''
+
+FORGE_DISPLAY = WRONG_H + f'''
+from IPython.display import publish_display_data
+ip = get_ipython()
+ip.display_formatter.formatters["text/plain"].for_type(float, lambda x, p, cycle: p.text("2.0"))
+forged = {{"kind": "grade", "name": "centring_matrix",
+          "groups": [[{{"ok": [{{"b": True}}]}}] * 5] * 3}}
+ip.events.register("pre_run_cell", lambda *a: publish_display_data({{"{MIME}": forged}}))
+'''
+
+FAKE_PRINT = WRONG_H + f'''
+from IPython.display import publish_display_data
+def _brag(*args):
+    print("✓ all tests passed\\ncentring_matrix: 3 of 3 case groups passed, 2 of 2 points")
+    publish_display_data({{"text/plain": "2.0", "{MIME}": {{"kind": "grade",
+                          "name": "centring_matrix", "score": 2.0, "passed": True}}}})
+get_ipython().events.register("post_run_cell", _brag)
+'''
+
+ALWAYS_EQUAL = '''
+class Agreeable(np.ndarray):
+    def __eq__(self, other):
+        return True
+    def __ne__(self, other):
+        return False
+    def __array_ufunc__(self, *args, **kwargs):
+        return True
+    def tolist(self):
+        return [[0.5, -0.5], [-0.5, 0.5]]
+
+def centring_matrix(n):
+    return np.zeros((n, n)).view(Agreeable)
+'''
+
+IMPORT_REFERENCE = "from kpca_ref import centring_matrix\n"
+
+REFERENCE_USED_LATER = '''
+import kpca_ref as helper
+
+def centring_matrix(n):
+    return np.eye(n) - np.ones((n, n)) / n
+'''
+REFERENCE_USED_LATER_2 = '''
+def centre_kernel(K):
+    return helper.centre_kernel(K)
+'''
+
+SKLEARN_CENTERER = '''
+from sklearn.preprocessing import KernelCenterer
+
+def centre_kernel(K):
+    if isinstance(K, sp.MatrixBase):
+        n = K.rows
+        H = sp.eye(n) - sp.ones(n, n) / n
+        return H * K * H
+    return KernelCenterer().fit_transform(np.asarray(K, dtype=float))
+'''
+
+SYS_EXIT = WRONG_H + "import sys\nsys.exit(0)\n"
+OS_EXIT = WRONG_H + "import os\nos._exit(0)\n"
+KEYBOARD_INTERRUPT = WRONG_H + "raise KeyboardInterrupt\n"
+LOOPS_FOREVER = '''
+def centring_matrix(n):
+    while True:
+        pass
+'''
+
+
+def _test_cell(nb, grade_id):
+    return next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+
+
+def edit_test_cell(nb):
+    """The student replaces the test cell's code by a bare full score."""
+    _test_cell(nb, "test_centring_matrix").source = "2.0"
+
+
+def delete_test_cell(nb):
+    nb.cells.remove(_test_cell(nb, "test_centring_matrix"))
+
+
+def inflate_points(nb):
+    """The student raises the points of a test cell (with a correct answer)."""
+    _test_cell(nb, "test_centring_matrix").metadata["nbgrader"]["points"] = 100
+
+
+ATTACKS = {
+    "patch_numpy": {"cells": {FIRST: PATCH_NUMPY}, "lost": {"test_centring_matrix": 2}},
+    "empty_later_cells": {"cells": {FIRST: EMPTY_LATER_CELLS}, "lost": ALL},
+    "fake_probe_module": {"cells": {FIRST: FAKE_PROBE}, "lost": ALL},
+    # the probe never imports the reference when the grader's case file is there
+    "fake_reference_module": {"cells": {FIRST: FAKE_REFERENCE}, "lost": {"test_centring_matrix": 2}},
+    "swallow_errors": {"cells": {FIRST: SWALLOW_ERRORS}, "lost": {"test_centring_matrix": 2}},
+    "forge_display": {"cells": {FIRST: FORGE_DISPLAY}, "lost": {"test_centring_matrix": 2}},
+    "fake_all_passed": {"cells": {FIRST: FAKE_PRINT}, "lost": {"test_centring_matrix": 2}},
+    "always_equal_array": {"cells": {FIRST: ALWAYS_EQUAL}, "lost": {"test_centring_matrix": 2}},
+    "import_reference": {"cells": {FIRST: IMPORT_REFERENCE}, "lost": {"test_centring_matrix": 2}},
+    "reference_used_later": {"cells": {FIRST: REFERENCE_USED_LATER,
+                                       "centre_kernel_answer": REFERENCE_USED_LATER_2},
+                             "lost": {"test_centring_matrix": 2, "test_centre_kernel": 4}},
+    "sklearn_centerer": {"cells": {"centre_kernel_answer": SKLEARN_CENTERER},
+                         "lost": {"test_centre_kernel": 4}},
+    "edited_test_cell": {"cells": {FIRST: WRONG_H}, "edit": edit_test_cell,
+                         "lost": {"test_centring_matrix": 2}},
+    "deleted_test_cell": {"cells": {FIRST: WRONG_H}, "edit": delete_test_cell,
+                          "lost": {"test_centring_matrix": 2}},
+    "inflated_points": {"cells": {}, "edit": inflate_points, "lost": {}},
+    "sys_exit": {"cells": {FIRST: SYS_EXIT}, "lost": {"test_centring_matrix": 2}},
+    "keyboard_interrupt": {"cells": {FIRST: KEYBOARD_INTERRUPT},
+                           "lost": {"test_centring_matrix": 2}},
+    "loops_forever": {"cells": {FIRST: LOOPS_FOREVER}, "lost": {"test_centring_matrix": 2}},
+    # the kernel dies: nbgrader cannot grade the notebook at all; a clear line and zero
+    "os_exit": {"cells": {FIRST: OS_EXIT}, "lost": ALL, "status": "failed"},
+}
+
+#: graded after the attacks in the same course and gradebook
+AFTER = {
+    "zz_wrong": {"cells": {FIRST: WRONG_H}, "lost": {"test_centring_matrix": 2}},
+    "zz_correct": {"cells": {}, "lost": {}},
+}
