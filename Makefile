@@ -19,6 +19,11 @@ $(STAMP): pyproject.toml
 	# rfc3987-syntax (optional, pulled in by jupyter-events) compiles grammars at every
 	# nbformat import: ~1.5 s per nbgrader process, for validation the kit never uses.
 	$(BIN)/python -m pip uninstall --quiet --yes rfc3987-syntax
+	# Grading kernels run inside bubblewrap (kit/sandbox.py): install it when missing.
+	@command -v bwrap >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && apt-get install -y -qq bubblewrap; } \
+	  || echo "*** bubblewrap (bwrap) is missing: grading will refuse to run until it is" \
+	          "installed (as root: apt-get install bubblewrap)" >&2
+	$(BIN)/python -m kit.sandbox --install
 	touch $(STAMP)
 
 lint: $(STAMP)

@@ -12,6 +12,12 @@ c.CourseDirectory.db_assignments = [
     for name in ("ps1_circle_lift", "ps2_feature_maps", "ps3_mercer", "ps4_centering", "ps5_kernel_pca")
 ]
 
+# SANDBOX SWITCH: every notebook nbgrader executes (autograde, validate) runs in the
+# kpca-sandbox kernel (kit/sandbox.py: bubblewrap, no network, resource limits, nothing of
+# the course visible but the student's own folder). Installed by `make venv`. Grading
+# refuses to run where the sandbox cannot start; it never falls back to a plain kernel.
+c.Execute.kernel_name = "kpca-sandbox"
+
 # Each cell gets 15 s; a cell that runs over is interrupted and scores 0, the rest still run.
 c.Execute.timeout = 15
 c.Execute.interrupt_on_timeout = True

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import nbformat
 
+from kit import sandbox
 from kit.course import ASSIGNMENTS, REPO_ROOT, Course
 
 
@@ -74,16 +75,29 @@ def check_submission(course: Course, assignment: str, student: str) -> str:
     return ""
 
 
+def _kernel_name(api) -> str:
+    """The kernel nbgrader's Execute step will use (set in ``nbgrader_config.py``)."""
+    try:
+        return str(api.config.Execute.kernel_name)
+    except AttributeError:
+        return ""
+
+
 def autograde_student(course: Course, assignment: str, student: str, api=None) -> dict[str, float]:
     """Autograde one student's submission and return its per-cell scores."""
     problem = check_submission(course, assignment, student)
     if problem:
         raise GradingError(problem)
     api = api or course.api()
+    sandboxed = sandbox.KERNEL_NAME == _kernel_name(api)
+    if sandboxed and (why := sandbox.unavailable()):
+        raise GradingError(f"sandbox unavailable: {why}")
     result = api.autograde(assignment, student, force=True, create=True)
     if not result.get("success"):
         log = (result.get("error") or "") + (result.get("log") or "")
         reason = "the notebook's kernel died" if "Kernel died" in log or "DeadKernel" in log else "nbgrader failed"
+        if sandboxed and (why := sandbox.unavailable()):
+            reason = f"sandbox unavailable: {why}"
         raise GradingError(f"{reason}; see autograde log")
     return cell_scores(course, assignment, student)
 
