@@ -146,3 +146,16 @@ def test_variants_include_a_correct_rewrite_and_a_mistake(ps):
 def test_release_notebooks_list_matches_assignments():
     assert sorted(p.name for p in (REPO_ROOT / "release").iterdir() if p.is_dir()) == sorted(ASSIGNMENTS)
     assert Path(REPO_ROOT / "nbgrader_config.py").exists()
+
+
+def test_nbgrader_validate_source_passes_and_blank_release_fails(ps, tmp_path):
+    """What an instructor sees from `nbgrader validate`: the source passes every test,
+    the blank release (inverted validation) passes none of the auto-graded cells."""
+    from nbgrader.validator import Validator
+
+    for step in ("source", "release"):
+        (tmp_path / step).mkdir()
+        (tmp_path / step / f"{ps}.ipynb").write_bytes((REPO_ROOT / step / ps / f"{ps}.ipynb").read_bytes())
+    assert Validator().validate(str(tmp_path / "source" / f"{ps}.ipynb")) == {}
+    inverted = Validator(invert=True).validate(str(tmp_path / "release" / f"{ps}.ipynb"))
+    assert "passed" not in inverted, [c["source"][:80] for c in inverted["passed"]]
