@@ -10,6 +10,9 @@ mistake hand in only the problem sets where it shows.
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 from kit.course import ASSIGNMENTS
 
 ALL = dict.fromkeys(ASSIGNMENTS, "solution")
@@ -17,10 +20,10 @@ ALL = dict.fromkeys(ASSIGNMENTS, "solution")
 
 def corrupt_file(course, assignment):
     """A notebook file cut off half-way through its JSON (a failed upload)."""
-    path = course.root / "demo_corrupt.ipynb"
     text = course.notebook("release", assignment).read_text(encoding="utf-8")
-    path.write_text(text[: len(text) // 2], encoding="utf-8")
-    return path
+    with tempfile.NamedTemporaryFile("w", suffix=".ipynb", delete=False, encoding="utf-8") as fh:
+        fh.write(text[: len(text) // 2])
+    return Path(fh.name)
 
 
 def other_problem_set(course, assignment):
