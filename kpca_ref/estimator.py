@@ -126,8 +126,6 @@ class KernelPCA:
             check_int(random_state, "random_state", minimum=0)
         self.random_state = random_state
 
-    # --- fitting --------------------------------------------------------------------------
-
     def _block(self, n):  # columns per block product
         return max(12, self.n_components + 2)
 
@@ -142,7 +140,7 @@ class KernelPCA:
             return "randomized"
         return "dense"  # forced iterative solver on a problem too small for it
 
-    def _kernel(self, X, dtype):
+    def _kernel(self, X, dtype):  # (K, row means)
         return _blocks.kernel_matrix(X, self.kernel, self.gamma_, self.degree, self.coef0, dtype)
 
     def fit(self, X):
@@ -235,8 +233,10 @@ class KernelPCA:
                     raise
                 V = None  # float32 rounding kept ARPACK from converging: go on below
         if self.solver_ != "lanczos" or (low and V is None):
+            block = self._block(op.n)
             theta, V, _, residuals, passes = _solvers.block_krylov_top(
-                op, l, block=self._block(op.n), tol=first_tol, max_iter=max_iter, rng=rng)
+                op, l, block=block, tol=first_tol, max_iter=max_iter, rng=rng,
+                guess=op.guess(block, rng))
         if low:
             V = np.linalg.qr(V - V.mean(axis=0))[0]
             theta, V, _, residuals, more = _solvers.block_krylov_top(
@@ -257,12 +257,6 @@ class KernelPCA:
         return (self.residuals_.max() <= _solvers.REFINED_RTOL
                 and theta[l - 1] >= _solvers.FLOAT32_TRUST * op.noise())
 
-    # --- scores ---------------------------------------------------------------------------
-
-    def _check_fitted(self):
-        if not hasattr(self, "eigenvalues_"):
-            raise AttributeError("this KernelPCA is not fitted yet: call fit(X) first")
-
     def transform(self, X):
         """Scores of new points, their kernel values centred with the TRAINING means.
 
@@ -274,7 +268,8 @@ class KernelPCA:
         -------
         ndarray of shape (m, l)
         """
-        self._check_fitted()
+        if not hasattr(self, "eigenvalues_"):
+            raise AttributeError("this KernelPCA is not fitted yet: call fit(X) first")
         n = len(self.row_means_)
         if self.kernel == "precomputed":
             K_new = as_float_matrix(X, "K_new", cols=n)
