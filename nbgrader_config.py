@@ -49,5 +49,14 @@ c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.LimitOutput",
     "nbgrader.preprocessors.SaveAutoGrades",
     "nbgrader.preprocessors.AssignLatePenalties",
-    "nbgrader.preprocessors.CheckCellMetadata",
+    "kit.metadata.CheckCellMetadata",
+]
+# Stock sanitizing steps; only the metadata check is swapped for one that validates the same
+# metadata with the same schema and errors, but checks the schema once (kit/metadata.py).
+c.Autograde.sanitize_preprocessors = [
+    "nbgrader.preprocessors.ClearOutput",
+    "nbgrader.preprocessors.DeduplicateIds",
+    "nbgrader.preprocessors.OverwriteKernelspec",
+    "nbgrader.preprocessors.OverwriteCells",
+    "kit.metadata.CheckCellMetadata",
 ]
