@@ -22,6 +22,9 @@ c.Execute.kernel_name = "kpca-sandbox"
 c.Execute.timeout = 15
 c.Execute.interrupt_on_timeout = True
 c.Execute.allow_errors = True
+# Once the last cell has run, the kernel (and its sandbox) is killed rather than asked to
+# shut down: nothing is lost, and a polite shutdown cost about 0.8 s of every notebook.
+c.Execute.shutdown_kernel = "immediate"
 
 # What students see in place of the solutions.
 c.ClearSolutions.code_stub = {
