@@ -196,6 +196,11 @@ def bwrap_command(bwrap: str, connection_file: Path, socket_dir: Path, cwd: Path
     ops += [("", ["--dev", "/dev", "--proc", "/proc"]),
             ("", ["--perms", "1777", "--size", tmp_size, "--tmpfs", "/tmp"]),
             (str(venv), ["--ro-bind", str(venv), str(venv)])]
+    # matplotlib's font list, built once by `--install`: without it every kernel rebuilds it
+    fonts = sorted(font_cache_dir().glob("fontlist-*.json"))
+    if fonts:
+        ops.append(("", ["--perms", "1777", "--dir", env["MPLCONFIGDIR"]]))
+        ops += [("", ["--ro-bind", str(f), f"{env['MPLCONFIGDIR']}/{f.name}"]) for f in fonts]
     root = course_root(cwd)
     probes = {p for p in (_package_dir("kpca_probe"),) if p}
     if root is not None and (root / "kpca_probe").is_dir():
@@ -333,11 +338,26 @@ def kernelspec() -> dict:
     }
 
 
+def font_cache_dir(prefix: str | None = None) -> Path:
+    """Where ``--install`` keeps matplotlib's font list for the sandboxed kernels."""
+    return Path(prefix or sys.prefix) / "share" / KERNEL_NAME / "matplotlib"
+
+
 def install_kernelspec(prefix: str | None = None) -> Path:
-    """Write the kernelspec into ``<prefix>/share/jupyter/kernels/kpca-sandbox/``."""
+    """Write the kernelspec into ``<prefix>/share/jupyter/kernels/kpca-sandbox/``.
+
+    Also builds matplotlib's font list once (a kernel would otherwise spend about a second
+    rebuilding it in its empty ``/tmp``); each sandbox gets a read-only copy of it.
+    """
     folder = Path(prefix or sys.prefix) / "share" / "jupyter" / "kernels" / KERNEL_NAME
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "kernel.json").write_text(json.dumps(kernelspec(), indent=1) + "\n")
+    fonts = font_cache_dir(prefix)
+    fonts.mkdir(parents=True, exist_ok=True)
+    for old in fonts.glob("fontlist-*.json"):
+        old.unlink()
+    subprocess.run([sys.executable, "-c", "import matplotlib.font_manager"], check=True,
+                   env=dict(os.environ, MPLCONFIGDIR=str(fonts)))
     return folder
 
 
