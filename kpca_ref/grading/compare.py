@@ -135,41 +135,37 @@ def as_bool(value, *, name="result") -> bool:
     raise AssertionError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
 
 
-def _grid(value) -> list[list[float]] | None:
-    """Rows of a plain float array (vectors as one column), or None when unreadable."""
-    try:
-        arr = np.array(value, dtype=np.float64)
-    except Exception:  # noqa: BLE001 - an unreadable value compares unequal
-        return None
-    arr = arr.view(np.ndarray)
+def _grid(value) -> np.ndarray:
+    """A plain float64 array with two axes (vectors as one column)."""
+    arr = np.array(value, dtype=np.float64).view(np.ndarray)
     if arr.ndim == 0:
-        arr = arr.reshape(1, 1)
-    elif arr.ndim == 1:
-        arr = arr.reshape(-1, 1)
-    elif arr.ndim > 2:
-        arr = arr.reshape(arr.shape[0], -1)
-    return arr.tolist()
+        return arr.reshape(1, 1)
+    if arr.ndim == 1:
+        return arr.reshape(-1, 1)
+    return arr.reshape(arr.shape[0], -1) if arr.ndim > 2 else arr
 
 
 def _entry_checks(actual, expected, rtol, atol, per_column, atol_scale):
-    """Per-entry pass/fail grid, or None when the shapes differ."""
+    """Per-entry pass/fail grid (lists of bools), or None when the shapes differ.
+
+    Both sides are first copied into plain float64 arrays, so nothing of the student's
+    objects (subclasses, overloaded operators) takes part in the arithmetic.
+    """
     a_arr, e_arr = np.array(actual, dtype=np.float64), np.array(expected, dtype=np.float64)
     if a_arr.shape != e_arr.shape:
         return None
     a, e = _grid(a_arr), _grid(e_arr)
-    cols = len(e[0]) if e else 0
+    magnitude = np.abs(e)
     if per_column:
-        scales = [max([abs(row[j]) for row in e] + [0.0]) for j in range(cols)]
+        scales = np.max(magnitude, axis=0, initial=0.0)
     else:
-        scales = [max([abs(v) for row in e for v in row] + [0.0])] * cols
+        scales = np.full(e.shape[1], np.max(magnitude, initial=0.0))
     if atol is None:
-        bounds = [[atol_scale * (s if s > 0 else 1.0) for s in scales] for _ in e]
+        bounds = np.broadcast_to(atol_scale * np.where(scales > 0, scales, 1.0), e.shape)
     else:
         bounds = _grid(np.broadcast_to(np.array(atol, dtype=np.float64), e_arr.shape))
-    return [
-        [abs(x - y) <= t + rtol * abs(y) for x, y, t in zip(ra, re, rt)]
-        for ra, re, rt in zip(a, e, bounds)
-    ]
+    with np.errstate(invalid="ignore", over="ignore"):
+        return (np.abs(a - e) <= bounds + rtol * magnitude).tolist()
 
 
 def allclose(actual, expected, *, rtol=GRADING_RTOL, atol=None, per_column=False,
@@ -212,9 +208,8 @@ def mismatch_report(actual, expected, *, rtol=GRADING_RTOL, atol=None, per_colum
     return f"{len(bad)} of {total} {noun} from the expected values{where}"
 
 
-def _columns(value) -> list[list[float]]:
-    rows = _grid(value)
-    return [list(col) for col in zip(*rows)] if rows else []
+def _columns(value) -> list[np.ndarray]:
+    return list(_grid(value).T)
 
 
 def allclose_up_to_sign(actual, expected, *, rtol=GRADING_RTOL, atol=None) -> bool:
@@ -225,13 +220,16 @@ def allclose_up_to_sign(actual, expected, *, rtol=GRADING_RTOL, atol=None) -> bo
     >>> allclose_up_to_sign([[1.0, -2.0], [3.0, -4.0]], [[1.0, 2.0], [3.0, 4.0]])
     True
     """
-    a_arr = np.array(actual, dtype=np.float64) if _grid(actual) is not None else None
+    try:
+        a_arr = np.array(actual, dtype=np.float64).view(np.ndarray)
+    except Exception:  # noqa: BLE001 - an unreadable value compares unequal
+        return False
     e_arr = np.array(expected, dtype=np.float64)
-    if a_arr is None or a_arr.shape != e_arr.shape:
+    if a_arr.shape != e_arr.shape:
         return False
     for ca, ce in zip(_columns(a_arr), _columns(e_arr)):
         kw = {"rtol": rtol, "atol": atol}
-        if not (allclose(ca, ce, **kw) or allclose([-v for v in ca], ce, **kw)):
+        if not (allclose(ca, ce, **kw) or allclose(-ca, ce, **kw)):
             return False
     return True
 
