@@ -1,5 +1,22 @@
 """Test-wide set-up: kernels started by the tests get the grading environment."""
 
+import pytest
+
 from kit.course import prepare_environment
 
 prepare_environment()
+
+
+@pytest.fixture(scope="session")
+def demo_run(tmp_path_factory):
+    """The main job (``kit.demo.run``) on a temporary copy of the course: (course, outcomes).
+
+    Graded once per test session; the pipeline tests check it, and the problem-set tests
+    take from it the scores of the submissions the demo class hands in.
+    """
+    from kit import demo
+    from kit.course import copy_course
+
+    course = copy_course(tmp_path_factory.mktemp("demo"))
+    outcomes = demo.run(course, workers=2)
+    return course, outcomes

@@ -4,9 +4,11 @@ Each attack is a submission built from the release with one answer cell replaced
 attack, if it worked, would hand the student an answer (the instructor's solution, a hidden
 test, another student's work, a network reply), the cell uses that answer only when it got
 it, and otherwise sets a wrong exact value: its score says whether the attack worked.
-Every class is graded twice, by plain ``nbgrader autograde`` in the course directory and by
-``kit.autograde.grade_class``; both must finish, give each student the expected score and
-leave the course directory and the gradebook's cells as they were.
+The whole catalogue is graded by plain ``nbgrader autograde`` in the course directory (one
+kernel at a time); the attacks that could profit from kernels running side by side (the
+file system, the gradebook, other students, a fork bomb next to an honest kernel) are graded
+again by ``kit.autograde.grade_class`` on two processes. Both must finish, give each student
+the expected score and leave the course directory and the gradebook's cells as they were.
 
 The hidden tests are judged outside the kernel (kit/judge.py), so the kernel needs nothing of
 the reference: ``kpca_ref`` is neither importable nor readable inside the sandbox.
@@ -215,6 +217,11 @@ def server():
     srv.close()
 
 
+#: The attacks graded again on two processes by kit.autograde.grade_class.
+SIDE_BY_SIDE = ("read_source", "read_other_student", "write_outside", "a1_write_gradebook",
+                "fork_bomb", "z_after_wrong", "z_after_correct")
+
+
 def _check_class(root: Path, scores: dict[str, float], expected: dict[str, float]):
     assert scores == expected
     assert "LEAKED" not in "".join(_outputs(root, s) for s in expected)
@@ -227,10 +234,11 @@ def _check_class(root: Path, scores: dict[str, float], expected: dict[str, float
     assert not (root / "autograded" / "write_outside" / PS).joinpath(f"{PS}.ipynb").is_symlink()
     assert not Path("/tmp/kpca_pwned.txt").exists()
     assert "fork failed 200 times" in _outputs(root, "fork_bomb")
-    # stopped by the address-space cap, or by the cell timeout first on a loaded machine
-    assert {"MemoryError", "CellTimeoutError"} & set(_outputs(root, "memory_bomb").replace(":", " ").split())
-    assert "KeyboardInterrupt" in _outputs(root, "infinite_loop")  # interrupted at the cell timeout
-    assert "SystemExit" in _outputs(root, "sys_exit")
+    if "memory_bomb" in expected:
+        # stopped by the address-space cap, or by the cell timeout first on a loaded machine
+        assert {"MemoryError", "CellTimeoutError"} & set(_outputs(root, "memory_bomb").replace(":", " ").split())
+        assert "KeyboardInterrupt" in _outputs(root, "infinite_loop")  # interrupted at the cell timeout
+        assert "SystemExit" in _outputs(root, "sys_exit")
 
 
 def test_attacks_through_plain_nbgrader_autograde(tmp_path, server):
@@ -253,8 +261,8 @@ def test_attacks_through_plain_nbgrader_autograde(tmp_path, server):
     _check_class(root, scores, {s: e for s, (_, _, e) in plan.items()})
 
 
-def test_attacks_through_grade_class(tmp_path, server):
-    plan = attacks(server.port)
+def test_attacks_through_grade_class(tmp_path):
+    plan = {s: a for s, a in attacks(port=0).items() if s in SIDE_BY_SIDE}
     course = _course(tmp_path, {**{s: (c, code) for s, (c, code, _) in plan.items()}, **DIES})
     root = course.root
     first = [s for s in plan if not s.startswith(("z_", "a1_"))] + list(DIES)
@@ -264,7 +272,6 @@ def test_attacks_through_grade_class(tmp_path, server):
     outcomes += grade_class(course, [PS], students=["z_after_wrong", "z_after_correct"],
                             workers=2, progress=False)
     assert _snapshot(root) == before and _cells(root) == cells
-    assert server.connections == 0
     by = {o.student: o for o in outcomes}
     assert by["os_exit"].status == "failed" and "kernel died" in by["os_exit"].message
     auto = _auto_scores(root)

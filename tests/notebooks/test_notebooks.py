@@ -1,8 +1,9 @@
 """The five problem sets: hygiene, execution, release freshness and auto-grading.
 
-Grading runs through nbgrader's own API in a temporary copy of the course: the
-reference solution must earn every auto-graded point, the blank release none, and
-each submission in ``tests/submissions/`` exactly what its entry there says.
+Grading runs through the kit's grading (nbgrader's own API) in temporary copies of the
+course: the reference solution must earn every auto-graded point, the blank release none,
+and each submission in ``tests/submissions/`` exactly what its entry there says. The
+submissions the demo class hands in are graded once, by the session's demo run.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from nbclient import NotebookClient
 from kit.course import ASSIGNMENTS, REPO_ROOT
 from tests.support.nbgrading import (
     auto_points,
-    graded,
+    graded_submissions,
     manual_points,
     nb_meta,
     read_source,
@@ -31,8 +32,9 @@ def ps(request):
 
 
 @pytest.fixture(scope="session")
-def grading_root(tmp_path_factory):
-    return str(tmp_path_factory.mktemp("courses"))
+def graded(demo_run, tmp_path_factory):
+    """``{ps: {name: {grade_id: score}}}`` for the solution, the blank and every submission."""
+    return graded_submissions(demo_run[1], tmp_path_factory.mktemp("submissions"))
 
 
 def test_source_is_stored_clean(ps):
@@ -111,20 +113,20 @@ def test_release_is_current_and_clean(ps, tmp_path):
     assert sorted(p.name for p in (REPO_ROOT / "release" / ps).iterdir()) == [f"{ps}.ipynb"]
 
 
-def test_solution_earns_every_point(ps, grading_root):
-    scores = graded(ps, grading_root)["solution"]
+def test_solution_earns_every_point(ps, graded):
+    scores = graded[ps]["solution"]
     expected = auto_points(read_source(ps))
     assert {k: scores[k] for k in expected} == expected
 
 
-def test_blank_release_earns_nothing(ps, grading_root):
-    scores = graded(ps, grading_root)["blank"]
+def test_blank_release_earns_nothing(ps, graded):
+    scores = graded[ps]["blank"]
     assert {k: scores[k] for k in auto_points(read_source(ps))} == dict.fromkeys(auto_points(read_source(ps)), 0.0)
 
 
-def test_submissions_earn_what_they_should(ps, grading_root):
+def test_submissions_earn_what_they_should(ps, graded):
     points = auto_points(read_source(ps))
-    all_scores = graded(ps, grading_root)
+    all_scores = graded[ps]
     assert variants(ps), f"tests/submissions/{ps}.py has no submissions"
     mismatches = {}
     for name, variant in variants(ps).items():

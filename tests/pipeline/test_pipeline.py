@@ -5,8 +5,6 @@ from __future__ import annotations
 import csv
 import re
 
-import pytest
-
 from kit import demo
 from kit.autograde import grade_class
 from kit.course import ASSIGNMENTS, copy_course
@@ -17,13 +15,6 @@ from tests.demo_class import EXPECTED, ROSTER
 from tests.support.nbgrading import auto_points, read_source, variants
 
 HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", re.DOTALL)
-
-
-@pytest.fixture(scope="module")
-def demo_run(tmp_path_factory):
-    course = copy_course(tmp_path_factory.mktemp("demo"))
-    outcomes = demo.run(course, workers=2)
-    return course, outcomes
 
 
 def _auto_total(course, outcome):

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import importlib
-from functools import cache
 from pathlib import Path
 
 import nbformat
 
 from kit.autograde import grade_class
-from kit.course import REPO_ROOT, copy_course
+from kit.course import ASSIGNMENTS, REPO_ROOT, copy_course
 from kit.submitted import build_submission, lay
 
 
@@ -48,26 +47,44 @@ def variants(assignment: str) -> dict:
     return importlib.import_module(f"tests.submissions.{assignment}").VARIANTS
 
 
-@cache
-def graded(assignment: str, tmp_root: str) -> dict[str, dict[str, float]]:
-    """Grade the reference solution, the blank release and every variant of ``assignment``.
+def graded_submissions(demo_outcomes, tmp_root: Path) -> dict[str, dict[str, dict[str, float]]]:
+    """Scores of the solution, the blank release and every submission of every problem set.
 
-    Returns ``{student: {grade_id: score}}``; students are ``solution``, ``blank`` and the
-    variant names. Cached per assignment so each notebook is graded once per test session.
+    Returns ``{assignment: {name: {grade_id: score}}}`` where name is ``solution``,
+    ``blank`` or a submission of ``tests/submissions/<ps>.py``. What the demo class already
+    handed in (``demo_outcomes``, from grading ``tests/demo_class.py``'s roster, where each
+    student hands in named submissions) is taken from there; the rest is laid into one
+    throw-away course, one student per name, and graded in one run.
     """
-    course = copy_course(Path(tmp_root) / assignment, [assignment])
+    from tests.demo_class import ROSTER
+
+    by = {(o.student, o.assignment): o for o in demo_outcomes}
+    scores: dict[str, dict[str, dict[str, float]]] = {a: {} for a in ASSIGNMENTS}
+    for student, work in ROSTER.items():
+        for assignment, what in work.items():
+            outcome = by.get((student, assignment))
+            if isinstance(what, str) and outcome is not None and outcome.status == "graded":
+                scores[assignment].setdefault(what, outcome.scores)
+    course = copy_course(Path(tmp_root), ASSIGNMENTS)
     api = course.api()
-    result = api.generate_assignment(assignment, force=True)
-    assert result["success"], result.get("error") or result.get("log")
-    students = {
-        "solution": course.notebook("source", assignment),  # the instructor's notebook as is
-        "blank": course.notebook("release", assignment),
-    }
-    for name, variant in variants(assignment).items():
-        students[name] = build_submission(course, assignment, variant["cells"])
-    for student, nb in students.items():
-        lay(course, assignment, student, nb)
-    outcomes = grade_class(course, [assignment], list(students), progress=False)
-    failed = [f"{o.student}: {o.message}" for o in outcomes if o.status != "graded"]
+    todo: dict[str, list[str]] = {}
+    for assignment in ASSIGNMENTS:
+        result = api.generate_assignment(assignment, force=True)
+        assert result["success"], result.get("error") or result.get("log")
+        wanted = {"solution": {}, "blank": None, **{n: v["cells"] for n, v in variants(assignment).items()}}
+        for name, cells in wanted.items():
+            if name in scores[assignment]:
+                continue
+            nb = (course.notebook("release", assignment) if cells is None
+                  else build_submission(course, assignment, cells))
+            lay(course, assignment, name, nb)
+            todo.setdefault(assignment, []).append(name)
+    students = sorted({s for names in todo.values() for s in names})
+    outcomes = grade_class(course, list(todo), students, progress=False)
+    failed = [f"{o.student}/{o.assignment}: {o.message}" for o in outcomes if o.status == "failed"]
     assert not failed, failed
-    return {o.student: o.scores for o in outcomes}
+    for o in outcomes:
+        if o.student in todo.get(o.assignment, ()):
+            assert o.status == "graded", (o.student, o.assignment, o.status)
+            scores[o.assignment][o.student] = o.scores
+    return scores
