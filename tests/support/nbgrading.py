@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import re
 from functools import cache
 from pathlib import Path
 
@@ -71,3 +72,17 @@ def graded(assignment: str, tmp_root: str) -> dict[str, dict[str, float]]:
     failed = [f"{o.student}: {o.message}" for o in outcomes if o.status != "graded"]
     assert not failed, failed
     return {o.student: o.scores for o in outcomes}
+
+
+_HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", re.DOTALL)
+
+
+def hidden_test_lines(assignment: str) -> set[str]:
+    """The hidden tests' lines of ``assignment`` long enough to be told apart in a page."""
+    return {
+        line.strip()
+        for cell in read_source(assignment).cells
+        for block in _HIDDEN.findall(cell.source)
+        for line in block.splitlines()
+        if len(line.strip()) > 12
+    }
