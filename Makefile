@@ -42,4 +42,4 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_kernel_pca.py
 
 clean:
-	rm -rf $(VENV) gradebook.db submitted autograded feedback reports
+	rm -rf $(VENV) gradebook.db downloaded submitted autograded feedback reports

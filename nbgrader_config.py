@@ -1,9 +1,11 @@
 """nbgrader configuration of the kernel PCA course kit (the repository root is the course)."""
 
+import os
+
 c = get_config()  # noqa: F821  (nbgrader injects get_config)
 
 c.CourseDirectory.course_id = "kernel_pca"
-c.CourseDirectory.root = __import__("os").path.dirname(__import__("os").path.abspath(__file__))
+c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
 c.CourseDirectory.db_url = "sqlite:///" + c.CourseDirectory.root + "/gradebook.db"
 
 # The five problem sets, in teaching order.
@@ -11,6 +13,22 @@ c.CourseDirectory.db_assignments = [
     {"name": name}
     for name in ("ps1_circle_lift", "ps2_feature_maps", "ps3_mercer", "ps4_centering", "ps5_kernel_pca")
 ]
+
+# JupyterHub course: release_assignment, collect and release_feedback go through this
+# exchange directory (students reach it through /etc/jupyter/nbgrader_config.py, see the
+# README). KPCA_EXCHANGE points the course at another one (the tests use a temporary one).
+c.Exchange.root = os.environ.get("KPCA_EXCHANGE", "/srv/nbgrader/exchange")
+
+# LMS course: `nbgrader zip_collect <ps>` (or `python -m kit.collect --zip`) files each
+# notebook of downloaded/<ps>/extracted/ by its name, Canvas style:
+#   <student>[_late]_<lms user id>_<submission id>_<ps>[-<n>].ipynb
+#   e.g. ada_reference_late_4417_90210_ps1_circle_lift-1.ipynb -> student ada_reference
+# The student id may contain underscores (the two numbers fix where it ends); "-<n>" is
+# the LMS renaming a re-submitted file. nbgrader matches the whole path, hence the `.*/`.
+c.FileNameCollectorPlugin.named_regexp = (
+    r"^(?:.*/)?(?P<student_id>[^/]+?)(?i:_late)?_(?P<lms_user_id>\d+)_(?P<submission_id>\d+)_"
+    r"(?P<file_id>[A-Za-z][^/]*?)(?:-\d+)?\.ipynb$"
+)
 
 # SANDBOX SWITCH: every notebook nbgrader executes (autograde, validate) runs in the
 # kpca-sandbox kernel (kit/sandbox.py: bubblewrap, no network, resource limits, nothing of

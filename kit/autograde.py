@@ -1,8 +1,9 @@
 """Step 4 of the pipeline: grade ``submitted/`` into ``autograded/`` and the gradebook.
 
-``python -m kit.autograde [ps ...] [--workers N]`` grades every submission of the named
-problem sets (all five by default) with one grading process per core, each taking the next
-submission from a shared queue, all writing to the one sqlite gradebook. A submission that
+``python -m kit.autograde [ps ...] [--workers N] [--feedback]`` grades every submission of
+the named problem sets (all five by default) with one grading process per core, each taking
+the next submission from a shared queue, all writing to the one sqlite gradebook; with
+``--feedback`` each process also writes the feedback page of what it graded. A submission that
 cannot be graded (missing, corrupt, the wrong problem set, a kernel that died) gets a clear
 line in the summary and zero for what could not be graded; everybody else is graded normally.
 """
@@ -164,8 +165,11 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m kit.autograde", description=__doc__.splitlines()[0])
     parser.add_argument("assignments", nargs="*", default=list(ASSIGNMENTS))
     parser.add_argument("--workers", type=int, default=None, help="grading processes (default: cores)")
+    parser.add_argument("--feedback", action="store_true",
+                        help="also write feedback/<student>/<ps>/<ps>.html for each graded submission")
     args = parser.parse_args(argv)
-    outcomes = grade_class(Course(REPO_ROOT), args.assignments, workers=args.workers)
+    outcomes = grade_class(Course(REPO_ROOT), args.assignments, workers=args.workers,
+                           feedback=args.feedback)
     failed = [o for o in outcomes if o.status == "failed"]
     print(f"graded {sum(o.status == 'graded' for o in outcomes)} submissions, "
           f"{len(failed)} could not be graded, "

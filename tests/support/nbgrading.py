@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import re
 from pathlib import Path
 
 import nbformat
@@ -88,3 +89,17 @@ def graded_submissions(demo_outcomes, tmp_root: Path) -> dict[str, dict[str, dic
             assert o.status == "graded", (o.student, o.assignment, o.status)
             scores[o.assignment][o.student] = o.scores
     return scores
+
+
+_HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", re.DOTALL)
+
+
+def hidden_test_lines(assignment: str) -> set[str]:
+    """The hidden tests' lines of ``assignment`` long enough to be told apart in a page."""
+    return {
+        line.strip()
+        for cell in read_source(assignment).cells
+        for block in _HIDDEN.findall(cell.source)
+        for line in block.splitlines()
+        if len(line.strip()) > 12
+    }
