@@ -8,12 +8,6 @@ c.CourseDirectory.course_id = "kernel_pca"
 c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
 c.CourseDirectory.db_url = "sqlite:///" + c.CourseDirectory.root + "/gradebook.db"
 
-# The five problem sets, in teaching order.
-c.CourseDirectory.db_assignments = [
-    {"name": name}
-    for name in ("ps1_circle_lift", "ps2_feature_maps", "ps3_mercer", "ps4_centering", "ps5_kernel_pca")
-]
-
 # JupyterHub course: release_assignment, collect and release_feedback go through this
 # exchange directory (students reach it through /etc/jupyter/nbgrader_config.py, see the
 # README). KPCA_EXCHANGE points the course at another one (the tests use a temporary one).
@@ -30,16 +24,9 @@ c.FileNameCollectorPlugin.named_regexp = (
     r"(?P<file_id>[A-Za-z][^/]*?)(?:-\d+)?\.ipynb$"
 )
 
-# SANDBOX SWITCH: every notebook nbgrader executes (autograde, validate) runs in the
-# kpca-sandbox kernel (kit/sandbox.py: bubblewrap, no network, resource limits, nothing of
-# the course visible but the student's own folder). Installed by `make venv`. Grading
-# refuses to run where the sandbox cannot start; it never falls back to a plain kernel.
-c.Execute.kernel_name = "kpca-sandbox"
-
 # Each cell gets 15 s; a cell that runs over is interrupted and scores 0, the rest still run.
 c.Execute.timeout = 15
 c.Execute.interrupt_on_timeout = True
-c.Execute.allow_errors = True
 # Once the last cell has run, the kernel (and its sandbox) is killed rather than asked to
 # shut down: nothing is lost, and a polite shutdown cost about 0.8 s of every notebook.
 c.Execute.shutdown_kernel = "immediate"
@@ -61,9 +48,14 @@ c.GenerateFeedback.preprocessors = [
 
 # The hidden tests are judged outside the student's kernel (kit/judge.py): the case inputs
 # are written before the kernel starts, and the results it emits are scored after it ran.
+# SANDBOX SWITCH: kit.execute.SandboxedExecute runs every graded notebook (nbgrader
+# autograde, kit.autograde, make demo) in the kpca-sandbox kernel (kit/sandbox.py:
+# bubblewrap, no network, resource limits, nothing of the course visible but the student's
+# own folder), installed by `make venv`. Grading refuses to run where the sandbox cannot
+# start; it never falls back to a plain kernel. `nbgrader validate` keeps the plain kernel.
 c.Autograde.autograde_preprocessors = [
     "kit.judge.WriteCases",
-    "nbgrader.preprocessors.Execute",
+    "kit.execute.SandboxedExecute",
     "kit.judge.JudgeHiddenTests",
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",

@@ -76,12 +76,10 @@ def check_submission(course: Course, assignment: str, student: str) -> str:
     return ""
 
 
-def _kernel_name(api) -> str:
-    """The kernel nbgrader's Execute step will use (set in ``nbgrader_config.py``)."""
-    try:
-        return str(api.config.Execute.kernel_name)
-    except AttributeError:
-        return ""
+def _sandboxed(api) -> bool:
+    """Whether nbgrader's autograde runs notebooks through ``kit.execute.SandboxedExecute``."""
+    steps = api.config.Autograde.get("autograde_preprocessors", [])
+    return any(str(getattr(step, "__name__", step)).endswith("SandboxedExecute") for step in steps)
 
 
 def autograde_student(course: Course, assignment: str, student: str, api=None) -> dict[str, float]:
@@ -90,7 +88,7 @@ def autograde_student(course: Course, assignment: str, student: str, api=None) -
     if problem:
         raise GradingError(problem)
     api = api or course.api()
-    sandboxed = sandbox.KERNEL_NAME == _kernel_name(api)
+    sandboxed = _sandboxed(api)
     if sandboxed and (why := sandbox.unavailable()):
         raise GradingError(f"sandbox unavailable: {why}")
     result = api.autograde(assignment, student, force=True, create=True)

@@ -332,7 +332,12 @@ def test_kernelspec_is_installed_and_selected():
     spec = KernelSpecManager().get_kernel_spec(sandbox.KERNEL_NAME)
     assert spec.argv[1:4] == ["-m", "kit.sandbox", "-f"]
     assert spec.metadata["kernel_provisioner"]["provisioner_name"] == sandbox.PROVISIONER_NAME
-    assert 'c.Execute.kernel_name = "kpca-sandbox"' in (REPO_ROOT / "nbgrader_config.py").read_text()
+    from kit.course import Course
+    from kit.execute import SandboxedExecute
+
+    steps = Course(REPO_ROOT).config().Autograde.autograde_preprocessors
+    assert "kit.execute.SandboxedExecute" in steps and "nbgrader.preprocessors.Execute" not in steps
+    assert SandboxedExecute().kernel_name == sandbox.KERNEL_NAME
 
 
 #: uid given to the kernels of one run, to find what they leave behind (root only).

@@ -8,14 +8,17 @@ submissions the demo class hands in are graded once, by the session's demo run.
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 from nbclient import NotebookClient
 
-from kit.course import ASSIGNMENTS, REPO_ROOT
+from kit.course import ASSIGNMENTS, REPO_ROOT, copy_course
 from tests.support.nbgrading import (
     auto_points,
     graded_submissions,
@@ -150,14 +153,22 @@ def test_release_notebooks_list_matches_assignments():
     assert Path(REPO_ROOT / "nbgrader_config.py").exists()
 
 
-def test_nbgrader_validate_source_passes_and_blank_release_fails(ps, tmp_path):
-    """What an instructor sees from `nbgrader validate`: the source passes every test,
-    the blank release (inverted validation) passes none of the auto-graded cells."""
+def test_nbgrader_validate_passes_every_source_notebook(tmp_path):
+    """What an instructor sees from `nbgrader validate` in the course directory (with its
+    nbgrader_config.py): every hidden test of every source notebook passes."""
+    course = copy_course(tmp_path)
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    paths = [str(course.notebook("source", ps)) for ps in ASSIGNMENTS]
+    run = subprocess.run([sys.executable, "-m", "nbgrader", "validate", *paths], cwd=course.root,
+                         env=env, capture_output=True, text=True, timeout=600, check=False)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.count("Success! Your notebook passes all the tests.") == len(ASSIGNMENTS), run.stdout[-3000:]
+
+
+def test_nbgrader_validate_inverted_fails_the_blank_release(ps, tmp_path):
+    """The blank release (inverted validation) passes none of the auto-graded cells."""
     from nbgrader.validator import Validator
 
-    for step in ("source", "release"):
-        (tmp_path / step).mkdir()
-        (tmp_path / step / f"{ps}.ipynb").write_bytes((REPO_ROOT / step / ps / f"{ps}.ipynb").read_bytes())
-    assert Validator().validate(str(tmp_path / "source" / f"{ps}.ipynb")) == {}
-    inverted = Validator(invert=True).validate(str(tmp_path / "release" / f"{ps}.ipynb"))
+    (tmp_path / f"{ps}.ipynb").write_bytes((REPO_ROOT / "release" / ps / f"{ps}.ipynb").read_bytes())
+    inverted = Validator(invert=True).validate(str(tmp_path / f"{ps}.ipynb"))
     assert "passed" not in inverted, [c["source"][:80] for c in inverted["passed"]]
