@@ -1,7 +1,7 @@
 """Run each grading kernel inside a bubblewrap sandbox.
 
 The ``kpca-sandbox`` kernelspec (installed into the venv by ``make venv``, see
-:func:`install_kernelspec`) starts ``python -m kit.sandbox -f {connection_file}`` instead of
+:mod:`kit.kernelspec`) starts ``python -m kit.sandbox -f {connection_file}`` instead of
 a plain ipykernel. This wrapper:
 
 1. refuses to start, with a message and exit status :data:`REFUSED`, when bubblewrap is
@@ -21,8 +21,9 @@ a plain ipykernel. This wrapper:
 4. kills the sandbox after a whole-notebook wall-clock cap.
 
 The kernel talks to the grader over ipc sockets in a private directory: the provisioner
-:class:`SandboxProvisioner`, named in the kernelspec's metadata, switches the transport to
-ipc for kernels of this kernelspec only (other kernels, e.g. ``jupyter lab``'s, keep tcp).
+:class:`kit.kernelspec.SandboxProvisioner`, named in the kernelspec's metadata, switches the
+transport to ipc for kernels of this kernelspec only (other kernels, e.g. ``jupyter lab``'s,
+keep tcp).
 
 Settings (environment variables of the grading process):
 
@@ -42,7 +43,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 KERNEL_NAME = "kpca-sandbox"
@@ -275,94 +275,15 @@ def main(argv=None) -> int:
     return status if status >= 0 else 128 - status
 
 
-# ------------------------------------------------------------------ in the grader
-
-
-def _make_provisioner():
-    from jupyter_client.provisioning import LocalProvisioner
-
-    class SandboxProvisioner(LocalProvisioner):
-        """Launches ``kpca-sandbox`` kernels over ipc sockets in a private directory."""
-
-        socket_dir = None
-
-        async def pre_launch(self, **kwargs):
-            km = self.parent
-            if km is not None:
-                if self.socket_dir is None:
-                    self.socket_dir = tempfile.mkdtemp(prefix="kpca-sandbox-")
-                km.transport = "ipc"
-                km.ip = os.path.join(self.socket_dir, "k")
-                km.cache_ports = False
-                env = dict(kwargs.get("env") or os.environ)
-                root = _config_root(km)
-                if root:
-                    env["KPCA_SANDBOX_COURSE_ROOT"] = root
-                kwargs["env"] = env
-            return await super().pre_launch(**kwargs)
-
-        async def cleanup(self, restart: bool = False) -> None:
-            await super().cleanup(restart=restart)
-            if not restart and self.socket_dir:
-                shutil.rmtree(self.socket_dir, ignore_errors=True)
-                self.socket_dir = None
-
-    return SandboxProvisioner
-
-
-def _config_root(km) -> str | None:
-    try:
-        root = km.config.CourseDirectory.root
-    except AttributeError:
-        return None
-    return str(root) if isinstance(root, str) and root else None
-
-
-def __getattr__(name):  # the provisioner class is built lazily (jupyter_client import)
-    if name == "SandboxProvisioner":
-        cls = _make_provisioner()
-        globals()[name] = cls
-        return cls
-    raise AttributeError(name)
-
-
-def kernelspec() -> dict:
-    """The ``kernel.json`` of the ``kpca-sandbox`` kernelspec for this venv."""
-    return {
-        "argv": [str(Path(sys.prefix) / "bin" / "python"), "-m", "kit.sandbox",
-                 "-f", "{connection_file}"],
-        "display_name": "Python 3 (kpca grading sandbox)",
-        "language": "python",
-        "interrupt_mode": "message",
-        "metadata": {"kernel_provisioner": {"provisioner_name": PROVISIONER_NAME}},
-    }
-
-
 def font_cache_dir(prefix: str | None = None) -> Path:
     """Where ``--install`` keeps matplotlib's font list for the sandboxed kernels."""
     return Path(prefix or sys.prefix) / "share" / KERNEL_NAME / "matplotlib"
 
 
-def install_kernelspec(prefix: str | None = None) -> Path:
-    """Write the kernelspec into ``<prefix>/share/jupyter/kernels/kpca-sandbox/``.
-
-    Also builds matplotlib's font list once (a kernel would otherwise spend about a second
-    rebuilding it in its empty ``/tmp``); each sandbox gets a read-only copy of it.
-    """
-    folder = Path(prefix or sys.prefix) / "share" / "jupyter" / "kernels" / KERNEL_NAME
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "kernel.json").write_text(json.dumps(kernelspec(), indent=1) + "\n")
-    fonts = font_cache_dir(prefix)
-    fonts.mkdir(parents=True, exist_ok=True)
-    for old in fonts.glob("fontlist-*.json"):
-        old.unlink()
-    subprocess.run([sys.executable, "-c", "import matplotlib.font_manager"], check=True,
-                   env=dict(os.environ, MPLCONFIGDIR=str(fonts)))
-    return folder
-
-
 if __name__ == "__main__":
     if sys.argv[1:] == ["--install"]:
+        from kit.kernelspec import install_kernelspec
+
         print(f"installed kernelspec {install_kernelspec()}")
         sys.exit(0)
     if sys.argv[1:] == ["--check"]:

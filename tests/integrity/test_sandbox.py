@@ -22,6 +22,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -375,3 +376,26 @@ def test_wall_clock_cap_stops_a_kernel_that_ignores_interrupts(tmp_path, monkeyp
     assert time.monotonic() - start < 60
     time.sleep(1)
     assert _processes_of(RUN_UID) == []
+
+
+def test_only_sandbox_kernels_switch_to_ipc():
+    """The provisioner changes the transport of kpca-sandbox kernels only: a notebook server's
+    ordinary kernels (jupyter lab, formgrader) keep tcp and start as usual."""
+    from jupyter_client.manager import KernelManager
+
+    plain = KernelManager(kernel_name="python3")
+    plain.start_kernel()
+    try:
+        assert plain.transport == "tcp"
+        client = plain.client()
+        client.start_channels()
+        client.wait_for_ready(timeout=60)
+        client.stop_channels()
+    finally:
+        plain.shutdown_kernel(now=True)
+    boxed = KernelManager(kernel_name=sandbox.KERNEL_NAME)
+    boxed.start_kernel()
+    try:
+        assert boxed.transport == "ipc" and boxed.ip.startswith(tempfile.gettempdir())
+    finally:
+        boxed.shutdown_kernel(now=True)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import re
 
 from kit import demo
 from kit.autograde import grade_class
@@ -12,9 +11,7 @@ from kit.feedback import feedback_page
 from kit.release import release
 from kit.submitted import build_submission, lay, lay_class
 from tests.demo_class import EXPECTED, ROSTER
-from tests.support.nbgrading import auto_points, read_source, variants
-
-HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", re.DOTALL)
+from tests.support.nbgrading import auto_points, hidden_test_lines, read_source, variants
 
 
 def _auto_total(course, outcome):
@@ -54,14 +51,7 @@ def test_odd_files_get_a_clear_line_and_zero(demo_run):
 
 def test_feedback_pages_exist_and_hide_the_hidden_tests(demo_run):
     course, outcomes = demo_run
-    hidden_lines = {
-        line.strip()
-        for a in ASSIGNMENTS
-        for cell in read_source(a).cells
-        for block in HIDDEN.findall(cell.source)
-        for line in block.splitlines()
-        if len(line.strip()) > 12
-    }
+    hidden_lines = set().union(*(hidden_test_lines(a) for a in ASSIGNMENTS))
     assert hidden_lines
     graded = [o for o in outcomes if o.status == "graded"]
     assert graded
