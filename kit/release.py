@@ -6,21 +6,53 @@ byte-identical across runs, so ``release/`` is committed and a test checks it is
 
 from __future__ import annotations
 
+import re
+import shutil
 import sys
+import tempfile
+from pathlib import Path
 
 from kit.course import ASSIGNMENTS, REPO_ROOT, Course
 
+#: nbgrader's words when graded cells change after submissions were graded.
+_GRADED_BEFORE = "Cannot add or remove cells"
+
+
+def failure_reason(result: dict) -> str:
+    """The one line that says why nbgrader's generate_assignment failed."""
+    text = (result.get("log") or "") + "\n" + (result.get("error") or "")
+    found = [m.group(1) for m in re.finditer(r"^\s*(\w+(?:Error|Exception): .+)$", text, re.MULTILINE)
+             if not m.group(1).startswith("NbGraderException")]
+    reason = found[-1] if found else "see nbgrader's log above"
+    if _GRADED_BEFORE in reason:
+        reason += (".\n  The gradebook holds graded submissions of the old version, and nbgrader"
+                   " will not add or remove graded cells under them. For a new term, start from"
+                   " a fresh gradebook (move gradebook.db away); to drop this problem set's"
+                   " grades: nbgrader db assignment remove <ps> --force")
+    return reason
+
 
 def release(course: Course, assignments=ASSIGNMENTS) -> list[str]:
-    """Generate the release of each assignment; return the names that failed."""
+    """Generate the release of each assignment; return the names that failed.
+
+    A failed generation leaves ``release/<ps>/`` as it was (nbgrader deletes it first).
+    """
     api = course.api()
     failed = []
     for name in assignments:
-        result = api.generate_assignment(name, force=True)
-        status = "ok" if result["success"] else "FAILED"
+        folder = course.root / "release" / name
+        with tempfile.TemporaryDirectory() as keep:
+            kept = Path(keep) / name
+            if folder.is_dir():
+                shutil.copytree(folder, kept)
+            result = api.generate_assignment(name, force=True)
+            if not result["success"]:
+                shutil.rmtree(folder, ignore_errors=True)
+                if kept.is_dir():
+                    shutil.copytree(kept, folder)
+        status = "ok" if result["success"] else f"FAILED: {failure_reason(result)}"
         print(f"release {name}: {status}")
         if not result["success"]:
-            print(result.get("error") or result.get("log"), file=sys.stderr)
             failed.append(name)
     return failed
 

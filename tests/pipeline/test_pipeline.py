@@ -127,3 +127,25 @@ def test_lay_class_writes_each_roster_entry(tmp_path):
     lay_class(course, {"a": {ps: "solution"}, "b": {ps: "blank"}})
     assert course.notebook("submitted", ps, "a").exists()
     assert course.notebook("submitted", ps, "b").read_bytes() == course.notebook("release", ps).read_bytes()
+
+
+def test_release_that_nbgrader_refuses_keeps_the_old_release_and_says_why(tmp_path, capsys):
+    """Changing graded cells under graded submissions: nbgrader refuses (and deletes the
+    release folder); kit.release puts the old release back and names the reason."""
+    import nbformat
+    from nbgrader.api import Gradebook
+
+    ps = "ps1_circle_lift"
+    course = copy_course(tmp_path, [ps])
+    assert not release(course, [ps])
+    before = course.notebook("release", ps).read_bytes()
+    with Gradebook(course.db_url) as gb:
+        gb.add_student("someone")
+        gb.add_submission(ps, "someone")
+    nb = nbformat.read(course.notebook("source", ps), as_version=4)
+    nb.cells = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") != "shares_three_test"]
+    nbformat.write(nb, course.notebook("source", ps))
+    assert release(course, [ps]) == [ps]
+    out = capsys.readouterr().out
+    assert "Cannot add or remove cells" in out and "fresh gradebook" in out
+    assert course.notebook("release", ps).read_bytes() == before
