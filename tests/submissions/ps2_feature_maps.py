@@ -200,6 +200,17 @@ def count_monomials(d, p):
 ''',
 }
 
+MONOMIALS_AS_ORDERED = {
+    "counts_answer": '''
+def count_distinct_products(d, p):
+    return sum(math.comb(d, i) for i in range(p + 1))
+
+
+def count_monomials(d, p):
+    return sum(d ** i for i in range(p + 1))
+''',
+}
+
 VARIANTS = {
     "loops": {
         "description": "correct, written with explicit Python loops (kernels entry by entry, "
@@ -247,9 +258,15 @@ VARIANTS = {
         "description": "counts every monomial in the lecture's tally too (squares such as "
                        "f1^2 included, lecture 000 table)",
         "cells": TALLY_WITH_POWERS,
-        # the visible check 'the two counts differ by the d squares for p = 2' fails,
-        # so the cell (both count functions) scores 0
-        "lost": {"test_counts": 4.0},
+        # the tally's visible checks fail (4 features, power 3 gives 35, not 15); the
+        # correct count_monomials keeps its own test cell's points
+        "lost": {"test_count_distinct_products": 2.0},
+    },
+    "monomials_as_ordered_products": {
+        "description": "count_monomials counts ordered products, sum of d**i (the lecture's "
+                       "d**p column), so f1 f2 and f2 f1 count twice; the tally is right",
+        "cells": MONOMIALS_AS_ORDERED,
+        "lost": {"test_count_monomials": 2.0},
     },
     "never_terminates": {
         "description": "gamma_for_similarity loops forever; everything else is correct",
