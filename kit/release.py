@@ -23,7 +23,7 @@ def failure_reason(result: dict) -> str:
     text = (result.get("log") or "") + "\n" + (result.get("error") or "")
     found = [m.group(1) for m in re.finditer(r"^\s*(\w+(?:Error|Exception): .+)$", text, re.MULTILINE)
              if not m.group(1).startswith("NbGraderException")]
-    reason = found[-1] if found else "see nbgrader's log above"
+    reason = found[-1] if found else "see nbgrader's log above"  # printed by release()
     if _GRADED_BEFORE in reason:
         reason += (".\n  The gradebook holds graded submissions of the old version, and nbgrader"
                    " will not add or remove graded cells under them. For a new term, start from"
@@ -50,10 +50,11 @@ def release(course: Course, assignments=ASSIGNMENTS) -> list[str]:
                 shutil.rmtree(folder, ignore_errors=True)
                 if kept.is_dir():
                     shutil.copytree(kept, folder)
-        status = "ok" if result["success"] else f"FAILED: {failure_reason(result)}"
-        print(f"release {name}: {status}")
         if not result["success"]:
+            print(result.get("log") or result.get("error") or "", file=sys.stderr)
             failed.append(name)
+        status = "ok" if result["success"] else f"FAILED: {failure_reason(result)}"
+        print(f"release {name}: {status}", flush=True)
     return failed
 
 
