@@ -32,16 +32,6 @@ import scipy.sparse.linalg
 from kpca_ref._blocks import chunks, parallel, threads
 from kpca_ref.tolerances import NEGATIVE_EIGENVALUE_RTOL, SYMMETRY_RTOL, ZERO_EIGENVALUE_RTOL
 
-#: Residual ||Kc v - theta v|| / |theta_1| at which the iterative solvers stop.
-ITER_RTOL = 1e-9
-#: float32 storage: float32 products alone are taken down to this residual, then one
-#: float64-accumulated product of the Ritz vectors lets the float32 ones polish further.
-SWITCH_RTOL = 1e-5
-#: A float32 answer whose final residual is above this (relative to |theta_1|) is redone.
-REFINED_RTOL = 1e-7
-#: float32 storage is trusted when theta_l >= FLOAT32_TRUST * (estimated ||K32 - K||_2).
-FLOAT32_TRUST = 1e6
-
 _EPS32 = float(np.finfo(np.float32).eps)
 
 

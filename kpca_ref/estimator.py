@@ -24,6 +24,7 @@ from scipy.sparse.linalg import ArpackNoConvergence
 from kpca_ref import _blocks, _solvers
 from kpca_ref._validation import as_float_matrix, as_square_float, check_int, check_positive
 from kpca_ref.signs import canonical_signs
+from kpca_ref.tolerances import FLOAT32_TRUST, ITER_RTOL, REFINED_RTOL, SWITCH_RTOL
 
 __all__ = ["KernelPCA"]
 
@@ -220,8 +221,8 @@ class KernelPCA:
 
     def _iterate_one_blas(self, op, rng):
         l, low = self.n_components, op.low
-        tol = _solvers.ITER_RTOL if self.tol is None else self.tol
-        first_tol = max(tol, _solvers.SWITCH_RTOL) if low else tol
+        tol = ITER_RTOL if self.tol is None else self.tol
+        first_tol = max(tol, SWITCH_RTOL) if low else tol
         max_iter = 100 if self.max_iter is None else self.max_iter
         passes, residuals = 0, None
         if self.solver_ == "lanczos":
@@ -254,8 +255,8 @@ class KernelPCA:
     def _trusted(self, op, theta):
         """Is the float32-storage answer good to about 1e-6? (else fit again in float64)"""
         l = self.n_components
-        return (self.residuals_.max() <= _solvers.REFINED_RTOL
-                and theta[l - 1] >= _solvers.FLOAT32_TRUST * op.noise())
+        return (self.residuals_.max() <= REFINED_RTOL
+                and theta[l - 1] >= FLOAT32_TRUST * op.noise())
 
     def transform(self, X):
         """Scores of new points, their kernel values centred with the TRAINING means.

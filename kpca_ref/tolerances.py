@@ -83,3 +83,15 @@ CUMULATIVE_SHARE_RTOL = 1e-9
 #: f1^2 and f2^2 coefficients, no f1*f2 term, and distances to the centre within this
 #: fraction of the radius).
 CIRCLE_RTOL = 1e-3
+
+# --- the fast estimator (kpca_ref.estimator, kpca_ref._solvers)
+
+#: Residual ||Kc v - theta v|| / |theta_1| at which the iterative solvers stop.
+ITER_RTOL = 1e-9
+#: float32 storage: float32 products alone are taken down to this residual, then one
+#: float64-accumulated product of the Ritz vectors lets the float32 ones polish further.
+SWITCH_RTOL = 1e-5
+#: A float32 answer whose final residual is above this (relative to |theta_1|) is redone.
+REFINED_RTOL = 1e-7
+#: float32 storage is trusted when theta_l >= FLOAT32_TRUST * (estimated ||K32 - K||_2).
+FLOAT32_TRUST = 1e6
