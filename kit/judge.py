@@ -32,8 +32,10 @@ import os
 import re
 
 from nbgrader.preprocessors import NbGraderPreprocessor
+from traitlets import Bool
 
 import kpca_probe
+from kit.identity import Identity, numbers_text, typed_ids
 from kpca_probe.wire import decode, decode_error
 
 __all__ = ["JudgeHiddenTests", "WriteCases", "forbidden_parts", "judge_cell", "planned_calls"]
@@ -128,18 +130,26 @@ def _judge_grade(name: str, points: float, payload) -> tuple[float, list[str]]:
         return harness.judge_groups(name, points, cases.groups(name), outcome_of)
 
 
-def _judge_exact(name: str, points: float, payload) -> tuple[float, list[str]]:
+def _judge_exact(name: str, points: float, payload, who: Identity | None = None,
+                 show_expected: bool = False) -> tuple[float, list[str]]:
     from kpca_ref.grading import harness
 
     if payload is None:
         return 0.0, [harness.line(False, name, DID_NOT_RUN)]
+    if who is not None and who.typed_mismatch:
+        return 0.0, [harness.line(False, name, who.mismatch_text(), "wrong_student_id")]
+    student = who.student if who is not None else None
     with harness._silenced():
-        verdict = harness.judge_exact(name, decode(payload.get("value")))
+        verdict = harness.judge_exact(name, decode(payload.get("value")), student)
+    text = verdict.message
+    if not verdict.ok and student is not None:
+        text = f"{text}. {numbers_text(name, student, show_expected)}"
     return (float(points) if verdict.ok else 0.0,
-            [harness.line(verdict.ok, name, verdict.message, verdict.code)])
+            [harness.line(verdict.ok, name, text, verdict.code)])
 
 
-def judge_cell(cell, forbidden: bool = False) -> float:
+def judge_cell(cell, forbidden: bool = False, who: Identity | None = None,
+               show_expected: bool = False) -> float:
     """Score one test cell outside the kernel and rewrite its outputs; returns the score."""
     from kpca_ref.grading import harness
 
@@ -170,8 +180,10 @@ def judge_cell(cell, forbidden: bool = False) -> float:
         for kind, name, points in plan:
             payload = found.get((kind, name))
             try:
-                judge = _judge_grade if kind == "grade" else _judge_exact
-                earned, more = judge(name, points, payload)
+                if kind == "grade":
+                    earned, more = _judge_grade(name, points, payload)
+                else:
+                    earned, more = _judge_exact(name, points, payload, who, show_expected)
             except Exception as exc:  # noqa: BLE001 - the judge failed: never a free pass
                 earned, more = 0.0, [harness.line(False, name, f"could not be graded "
                                                   f"({type(exc).__name__} in the grader); "
@@ -291,8 +303,21 @@ def case_inputs(names) -> dict:
             for name in names}
 
 
+#: environment variable naming the submission's student for the notebook's numbers cell
+STUDENT_VAR = "KPCA_STUDENT_ID"
+
+
+def _student(resources) -> str | None:
+    found = (resources.get("nbgrader") or {}).get("student")
+    return found if isinstance(found, str) and found else None
+
+
 class WriteCases(NbGraderPreprocessor):
-    """Before ``Execute``: write the hidden case inputs next to the notebook."""
+    """Before ``Execute``: write the hidden case inputs next to the notebook.
+
+    It also names the submission's student to the kernel (:data:`STUDENT_VAR`), so the
+    notebook's numbers cell draws that student's numbers when ``STUDENT_ID`` is empty.
+    """
 
     def preprocess(self, nb, resources):
         import pickle
@@ -306,21 +331,38 @@ class WriteCases(NbGraderPreprocessor):
                     continue
         with open(_case_path(resources), "wb") as fh:
             pickle.dump(case_inputs(dict.fromkeys(names)), fh)
+        student = _student(resources)
+        if student is not None:
+            os.environ[STUDENT_VAR] = student
         return nb, resources
 
 
 class JudgeHiddenTests(NbGraderPreprocessor):
-    """After ``Execute``: score every auto-graded test cell outside the kernel."""
+    """After ``Execute``: score every auto-graded test cell outside the kernel.
+
+    Exact answers are judged against the numbers of the submission's nbgrader student id
+    (``submitted/<student>/``), never an id typed into the notebook.
+    """
+
+    show_expected = Bool(
+        False,
+        help="Show the expected value of a wrong exact answer in the feedback line (off: "
+             "the line names the student's numbers and what was wrong, not the key).",
+    ).tag(config=True)
 
     def preprocess(self, nb, resources):
         try:
             os.remove(_case_path(resources))
         except OSError:
             pass
+        os.environ.pop(STUDENT_VAR, None)
+        student = _student(resources)
+        who = Identity(student, typed_ids(nb)) if student is not None else None
         zeroed = forbidden_parts(nb)
         for index, cell in enumerate(nb.cells):
             if is_test_cell(cell):
-                judge_cell(cell, forbidden=index in zeroed)
+                judge_cell(cell, forbidden=index in zeroed, who=who,
+                           show_expected=self.show_expected)
             elif cell.cell_type == "code":  # probe results elsewhere are forgeries: drop them
                 cell.outputs = [o for o in cell.get("outputs", [])
                                 if kpca_probe.MIME not in o.get("data", {})]

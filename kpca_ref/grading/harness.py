@@ -222,13 +222,15 @@ def _product(options):
     return itertools.product(*options) if len(options) <= 12 else [tuple(o[0] for o in options)]
 
 
-def grade_exact(name: str, student_value, points: float) -> float:
-    """Compare a student's exact answer with the registered answer ``name``.
+def grade_exact(name: str, student_value, points: float, student_id: str | None = None) -> float:
+    """Compare a student's exact answer with the answer ``name`` of their own numbers.
 
     A float anywhere earns 0 (``float_not_exact``); otherwise exact equality earns
-    ``points``. Answers registered with ``up_to_sign=True`` accept either sign per
-    Matrix column, per list element, or for a scalar. A vector answer may come as
-    a column, a row or a list; other matrices must have the registered shape.
+    ``points``. Answers whose sign is free accept either sign per Matrix column, per list
+    element, or for a scalar. A vector answer may come as a column, a row or a list; other
+    matrices must have the expected shape. ``student_id`` picks the variant
+    (:mod:`kpca_ref.variants`); without it, the id the notebook's numbers cell resolved
+    (``VARIANT_ID``) or ``KPCA_STUDENT_ID`` is used.
 
     Returns
     -------
@@ -236,19 +238,45 @@ def grade_exact(name: str, student_value, points: float) -> float:
         ``float(points)`` or ``0.0``; one line is printed to stdout.
     """
     out = sys.stdout
+    student_id = student_id or _notebook_student()
     with _silenced():
-        verdict = judge_exact(name, student_value)
+        verdict = judge_exact(name, student_value, student_id)
     print(line(verdict.ok, name, verdict.message, verdict.code), file=out)
     return float(points) if verdict.ok else 0.0
 
 
-def judge_exact(name: str, student_value) -> Verdict:
-    """The verdict on a student's exact answer ``name`` (no printing)."""
+def _notebook_student() -> str | None:
+    """The id the running notebook drew its numbers for, when there is one."""
+    import os
+
+    try:
+        from IPython import get_ipython
+
+        shell = get_ipython()
+    except ImportError:  # pragma: no cover - IPython comes with every kernel
+        shell = None
+    found = shell.user_ns.get("VARIANT_ID") if shell is not None else None
+    return found if isinstance(found, str) and found else os.environ.get("KPCA_STUDENT_ID")
+
+
+def judge_exact(name: str, student_value, student_id: str | None = None) -> Verdict:
+    """The verdict on a student's exact answer ``name`` (no printing).
+
+    Problem sets with per-student numbers (:mod:`kpca_ref.variants`) need ``student_id``;
+    a wrong value that a classic mistake of the lecture notes gives on the student's
+    numbers is named with its diagnosis code.
+    """
     from kpca_ref.grading import answers
 
-    expected, up_to_sign = answers.answer(name)
+    expected, up_to_sign = answers.answer(name, student_id)
     want = as_exact(expected, name=f"registered answer {name!r}")
-    return _judge_exact(student_value, want, up_to_sign)
+    verdict = _judge_exact(student_value, want, up_to_sign)
+    if verdict.ok or verdict.code is not None or student_id is None:
+        return verdict
+    for code, message, wrong in answers.mistaken_values(name, student_id):
+        if _judge_exact(student_value, as_exact(wrong), up_to_sign).ok:
+            return Verdict(False, message, code)
+    return verdict
 
 
 def _judge_exact(value, want, up_to_sign: bool) -> Verdict:

@@ -1,0 +1,147 @@
+"""Each student's numbers and answer key, for office hours, regrade requests and scripts.
+
+::
+
+    python -m kit.variants ps5_kernel_pca --student ada_lee          # numbers and key
+    python -m kit.variants ps5_kernel_pca --student ada_lee --json   # the same, as JSON
+    python -m kit.variants ps5_kernel_pca --roster students.csv      # CSV of a whole class
+    python -m kit.variants --write-cells                             # instructors: refresh
+                                                                     # the notebooks' cells
+
+The roster is a CSV with a ``student_id`` column (nbgrader's ``nbgrader db student
+import`` format; a first column named ``id`` works too). The output CSV (``--out``, default
+``reports/variants_<ps>.csv``) has one row per student: their numbers, then their key.
+Student ids must be the nbgrader ids (the ``submitted/<student>/`` folders); on a JupyterHub
+course they are the hub user names, on an LMS course the ids students type into the
+notebook's ``STUDENT_ID`` cell and the LMS export names its files with.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from pathlib import Path
+
+import nbformat
+import sympy as sp
+
+from kit.course import ASSIGNMENTS, REPO_ROOT
+from kpca_ref import variants
+from kpca_ref.variants.cell import IDENTITY_CELL, NUMBERS_ID, numbers_cell
+
+
+def _text(value) -> str:
+    if isinstance(value, sp.MatrixBase):
+        return str(value.tolist() if value.cols > 1 else list(value))
+    return str(value)
+
+
+def key_of(ps: str, student: str) -> dict:
+    """``{"numbers": {N.name: text}, "answers": {answer: text}}`` of one student."""
+    v = variants.variant(ps, student)
+    return {"problem_set": ps, "student_id": student,
+            "numbers": {f"N.{k}": _text(x) for k, x in vars(v.numbers).items()},
+            "answers": {k: _text(x) for k, x in v.answers.items()},
+            "sign_free": sorted(v.up_to_sign)}
+
+
+def read_roster(path: Path) -> list[str]:
+    """Student ids from a CSV with a ``student_id`` (or ``id``) column."""
+    with path.open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    if not rows:
+        raise SystemExit(f"{path}: no students in the roster")
+    column = next((c for c in ("student_id", "id") if c in rows[0]), None)
+    if column is None:
+        raise SystemExit(f"{path}: the roster needs a 'student_id' (or 'id') column; "
+                         f"found {', '.join(rows[0])}")
+    ids = [r[column].strip() for r in rows if (r[column] or "").strip()]
+    return list(dict.fromkeys(ids))
+
+
+def write_roster(ps: str, students: list[str], out: Path) -> Path:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    keys = [key_of(ps, s) for s in students]
+    fields = ["student_id", *keys[0]["numbers"], *keys[0]["answers"]]
+    with out.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=fields)
+        writer.writeheader()
+        for k in keys:
+            writer.writerow({"student_id": k["student_id"], **k["numbers"], **k["answers"]})
+    return out
+
+
+def write_cells(root: Path = REPO_ROOT, assignments=ASSIGNMENTS) -> list[str]:
+    """Refresh the identity and numbers cells of the source notebooks; returns what changed.
+
+    The identity cell (an unlocked cell holding ``STUDENT_ID = ""``) must be there already:
+    its text is the student's to edit, so it is never rewritten.
+    """
+    changed = []
+    for ps in assignments:
+        try:
+            variants.module(ps)
+        except (ValueError, ModuleNotFoundError):  # a problem set without exact items
+            continue
+        path = root / "source" / ps / f"{ps}.ipynb"
+        nb = nbformat.read(path, as_version=4)
+        ids = {c.metadata.get("nbgrader", {}).get("grade_id"): c for c in nb.cells}
+        if NUMBERS_ID not in ids:
+            raise SystemExit(f"{path}: no cell with grade_id {NUMBERS_ID!r}; add a locked "
+                             "read-only code cell with that id after the imports")
+        if not any(c.cell_type == "code" and "STUDENT_ID = " in c.source for c in nb.cells):
+            raise SystemExit(f"{path}: no identity cell (an unlocked code cell holding "
+                             f"{IDENTITY_CELL.splitlines()[-1]}) before the numbers cell")
+        cell = ids[NUMBERS_ID]
+        text = numbers_cell(ps)
+        if cell.source != text:
+            cell.source = text
+            nbformat.write(nb, path)
+            changed.append(ps)
+    return changed
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m kit.variants", description=__doc__.split(
+        "\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("ps", nargs="?", help="problem set, e.g. ps1_circle_lift")
+    parser.add_argument("--student", help="one student's nbgrader id")
+    parser.add_argument("--json", action="store_true", help="print JSON (with --student)")
+    parser.add_argument("--roster", type=Path, help="CSV with a student_id column")
+    parser.add_argument("--out", type=Path, help="CSV written with --roster")
+    parser.add_argument("--write-cells", action="store_true",
+                        help="refresh the numbers cell of every source notebook")
+    args = parser.parse_args(argv)
+    if args.write_cells:
+        changed = write_cells()
+        print("numbers cells rewritten: " + (", ".join(changed) or "none (all current)"))
+        return 0
+    if args.ps not in variants.PROBLEM_SETS:
+        parser.error(f"name a problem set: one of {', '.join(variants.PROBLEM_SETS)}")
+    if bool(args.student) == bool(args.roster):
+        parser.error("give either --student ID or --roster students.csv")
+    if args.roster:
+        out = args.out or REPO_ROOT / "reports" / f"variants_{args.ps}.csv"
+        students = read_roster(args.roster)
+        print(f"wrote {write_roster(args.ps, students, out)} ({len(students)} students)")
+        return 0
+    key = key_of(args.ps, args.student)
+    if args.json:
+        json.dump(key, sys.stdout, indent=2)
+        print()
+        return 0
+    print(f"{args.ps}, variant for {args.student!r}")
+    print("numbers:")
+    for name, value in key["numbers"].items():
+        print(f"  {name} = {value}")
+    print("answer key" + (" (sign free: " + ", ".join(key["sign_free"]) + ")"
+                          if key["sign_free"] else "") + ":")
+    for name, value in key["answers"].items():
+        print(f"  {name} = {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,107 @@
+"""The two cells at the top of every notebook that give a student their own numbers.
+
+* The identity cell (unlocked, no nbgrader metadata, cell id ``student-id``):
+  ``STUDENT_ID = ""``.
+  On the course's JupyterHub the student leaves it empty; on an LMS course they type their
+  course id once.
+* The numbers cell (grade_id ``your_numbers``, locked, source hidden): the draw of
+  :func:`kpca_ref.variants.draw` written out with the standard library and sympy, and the
+  problem set's candidate table (numbers only, never an answer). It prints
+  ``Your numbers (variant for '<id>')`` and defines ``N`` and ``VARIANT_ID``.
+
+Which id the cell uses: ``STUDENT_ID`` when typed; else ``KPCA_STUDENT_ID`` (set by the
+grader to the submission's nbgrader student id, and by instructors to try an id); else
+``JUPYTERHUB_USER``. With none, it stops with a message saying what to type.
+
+``python -m kit.variants --write-cells`` rewrites the numbers cell of every source notebook
+from :func:`numbers_cell`; a test checks that the stored cells are current.
+"""
+
+from __future__ import annotations
+
+from kpca_ref.variants import COURSE_ID, families
+
+__all__ = ["IDENTITY_CELL", "NUMBERS_ID", "numbers_cell"]
+
+#: grade_id of the numbers cell
+NUMBERS_ID = "your_numbers"
+
+IDENTITY_CELL = '''\
+# Your course id. On the course's JupyterHub leave this empty: the hub tells the notebook
+# who you are. Otherwise type the id your course gave you, once, e.g. STUDENT_ID = "ada_lee".
+STUDENT_ID = ""'''
+
+_HEAD = '''\
+# Your numbers: drawn from your course id, so every student works their own. Do not edit
+# this cell; run it (again) after setting STUDENT_ID above. It holds numbers, not answers.
+import hashlib as _hashlib
+import os as _os
+import re as _re
+from types import SimpleNamespace as _Namespace
+
+import sympy as _sympy
+
+_COURSE, _PS = {course!r}, {ps!r}
+_TABLE = {{
+{table}
+}}
+
+
+def _exact(value):
+    if isinstance(value, bool):
+        return _sympy.true if value else _sympy.false
+    if isinstance(value, int):
+        return _sympy.Integer(value)
+    if isinstance(value, str):
+        return _sympy.Rational(value) if _re.match(r"^-?\\d+/\\d+$", value) else value
+    if value and all(isinstance(row, list) for row in value):
+        return _sympy.Matrix([[_exact(v) for v in row] for row in value])
+    return _sympy.Matrix([_exact(v) for v in value])
+
+
+def your_numbers(student_id):
+    """The numbers of the student with course id `student_id`, as a namespace."""
+    numbers = {{}}
+    for family, options in _TABLE.items():
+        key = "\\x1f".join((_COURSE, _PS, family, student_id)).encode("utf-8")
+        pick = options[int.from_bytes(_hashlib.sha256(key).digest(), "big") % len(options)]
+        numbers.update({{name: _exact(value) for name, value in pick.items()}})
+    return _Namespace(**numbers)
+
+
+def _whose_numbers():
+    for given in (STUDENT_ID, _os.environ.get("KPCA_STUDENT_ID"),
+                  _os.environ.get("JUPYTERHUB_USER")):
+        if isinstance(given, str) and given.strip():
+            return given.strip()
+    raise RuntimeError(
+        "No course id: type yours in the cell above, e.g. STUDENT_ID = \\"ada_lee\\", and run "
+        "both cells again. Your exact questions use numbers drawn from it."
+    )
+
+
+VARIANT_ID = _whose_numbers()
+N = your_numbers(VARIANT_ID)
+print(f"Your numbers (variant for {{VARIANT_ID!r}}):")
+for _name, _value in vars(N).items():
+    _shown = _value.tolist() if isinstance(_value, _sympy.MatrixBase) else _value
+    print(f"  N.{{_name}} = {{_shown}}")'''
+
+
+def _table(ps: str) -> str:
+    lines = []
+    for family, options in families(ps).items():
+        lines.append(f"    {family!r}: [")
+        lines += [f"        {option!r}," for option in options]
+        lines.append("    ],")
+    return "\n".join(lines)
+
+
+def numbers_cell(ps: str, course_id: str = COURSE_ID) -> str:
+    """Source of the numbers cell of problem set ``ps``.
+
+    >>> "_TABLE" in numbers_cell("ps1_circle_lift") and "kpca" not in numbers_cell(
+    ...     "ps1_circle_lift").replace("KPCA_STUDENT_ID", "")
+    True
+    """
+    return _HEAD.format(course=course_id, ps=ps, table=_table(ps))

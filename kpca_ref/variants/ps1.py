@@ -1,0 +1,127 @@
+"""ps1_circle_lift: each student's three points, circle and point near it.
+
+The lecture's self-test (notes 10-12, Q1): the circle with centre (1, 2) and radius 3 and
+its point (4, 2), with ``phi(4, 2) . u = 0``; the problem set adds three points of that
+circle, (4, 2), (1, 5), (-2, 2), whose variances along the principal directions (6 and 2,
+dividing by n = 3) are found by hand.
+
+Families:
+
+``triple``
+    three lattice points ``N.P1, N.P2, N.P3`` (1 x 2 rows) whose covariance matrix
+    (divisor 3) has rational eigenvalues; one triple per distinct pair of variances, so
+    no two candidates share an answer (131 candidates).
+``circle``
+    a circle with integer centre ``(N.a, N.b)`` and radius ``N.r``, and a lattice point
+    ``N.Q`` near it, never on it: ``phi(Q) . u`` is the power of the point, negative
+    inside the circle and positive outside (255 candidates).
+"""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+
+import sympy as sp
+
+from kpca_ref.circle import circle_normal, lift
+from kpca_ref.exact import eigvals_exact
+
+PS = "ps1_circle_lift"
+FAMILIES = {"triple": 100, "circle": 100}
+LECTURE = {
+    "triple": {"P1": [[4, 2]], "P2": [[1, 5]], "P3": [[-2, 2]]},
+    "circle": {"a": 1, "b": 2, "r": 3, "Q": [[4, 2]]},
+}
+ITEMS = {
+    "ps1_three_point_variances": ("triple",),
+    "ps1_lift_point": ("circle",),
+    "ps1_circle_u": ("circle",),
+    "ps1_lift_dot_u": ("circle",),
+}
+UP_TO_SIGN = frozenset()
+
+
+def _variances(points) -> tuple[Fraction, Fraction] | None:
+    """Covariance eigenvalues (divisor 3) of three points when rational and distinct."""
+    xs, ys = [3 * p[0] for p in points], [3 * p[1] for p in points]
+    mx, my = sum(xs) // 3, sum(ys) // 3
+    sxx = sum((x - mx) ** 2 for x in xs)
+    syy = sum((y - my) ** 2 for y in ys)
+    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
+    trace, det = sxx + syy, sxx * syy - sxy * sxy
+    disc = trace * trace - 4 * det
+    root = int(disc ** 0.5 + 0.5) if disc >= 0 else -1
+    while root > 0 and root * root > disc:
+        root -= 1
+    if det == 0 or root <= 0 or root * root != disc:
+        return None
+    return Fraction(trace + root, 54), Fraction(trace - root, 54)  # coordinates x3: /9, /n
+
+
+def _triples() -> list[dict]:
+    lecture = _variances([(4, 2), (1, 5), (-2, 2)])
+    grid = [(x, y) for x in range(-4, 6) for y in range(-3, 6)]
+    seen = {}
+    for triple in itertools.combinations(grid, 3):
+        found = _variances(triple)
+        if found is not None and found != lecture and found not in seen:
+            seen[found] = triple
+    return [{"P1": [list(t[0])], "P2": [list(t[1])], "P3": [list(t[2])]}
+            for _, t in sorted(seen.items())]
+
+
+def _circles() -> list[dict]:
+    offsets = [(dx, dy) for dx in range(-3, 4) for dy in range(-3, 4) if (dx, dy) != (0, 0)]
+    found = []
+    for a, b, r in itertools.product(range(-3, 5), range(-3, 5), (2, 3, 4, 5)):
+        if (a, b, r) == (1, 2, 3):
+            continue
+        usable = [o for o in offsets if o[0] ** 2 + o[1] ** 2 != r * r]
+        dx, dy = usable[(7 * len(found)) % len(usable)]
+        found.append({"a": a, "b": b, "r": r, "Q": [[a + dx, b + dy]]})
+    return found
+
+
+def candidates() -> dict[str, list[dict]]:
+    """The candidates of both families, in draw order."""
+    return {"triple": _triples(), "circle": _circles()}
+
+
+def _three_points(n) -> sp.Matrix:
+    return sp.Matrix.vstack(n.P1, n.P2, n.P3)
+
+
+def answers(n) -> dict:
+    """The exact answers of one student's numbers ``n``."""
+    points = _three_points(n)
+    centred = points - sp.ones(3, 1) * (sp.ones(1, 3) * points) / 3
+    covariance = centred.T * centred / 3
+    u = circle_normal(n.a, n.b, n.r)
+    return {
+        "ps1_three_point_variances": eigvals_exact(covariance),
+        "ps1_lift_point": lift(n.Q).T,
+        "ps1_circle_u": u,
+        "ps1_lift_dot_u": (lift(n.Q) * u)[0, 0],
+    }
+
+
+def mistakes(n) -> dict:
+    """Values the lecture's classic mistakes give on these numbers."""
+    points = _three_points(n)
+    raw = points.T * points / 3  # forgot to centre: the first step of every PCA
+    sample = answers(n)["ps1_three_point_variances"] * sp.Rational(3, 2)
+    u_wrong_sign = circle_normal(n.a, n.b, n.r).copy()
+    u_wrong_sign[4:, 0] = -u_wrong_sign[4:, 0]
+    return {
+        "ps1_three_point_variances": [
+            ("not_centred", ("these are the variances of the points before centring: "
+                             "subtract the mean first"), eigvals_exact(raw)),
+            ("variance_divisor", "this divides by n - 1 = 2; this problem set divides by n = 3",
+             sample),
+        ],
+        "ps1_circle_u": [
+            ("sign_of_centre", "the last two entries are -2a and -2b (with a minus sign)",
+             u_wrong_sign),
+        ],
+    }
