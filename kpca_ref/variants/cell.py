@@ -63,7 +63,7 @@ def your_numbers(student_id):
     """The numbers of the student with course id `student_id`, as a namespace."""
     numbers = {{}}
     for family, options in _TABLE.items():
-        key = "\\x1f".join((_COURSE, _PS, family, student_id)).encode("utf-8")
+        key = f"{{_COURSE}}\\x1f{{_PS}}\\x1f{{family}}\\x1f{{student_id}}".encode()
         pick = options[int.from_bytes(_hashlib.sha256(key).digest(), "big") % len(options)]
         numbers.update({{name: _exact(value) for name, value in pick.items()}})
     return _Namespace(**numbers)
