@@ -305,6 +305,7 @@ def case_inputs(names) -> dict:
 
 #: environment variable naming the submission's student for the notebook's numbers cell
 STUDENT_VAR = "KPCA_STUDENT_ID"
+_SAVED_STUDENT_VAR: list = []
 
 
 def _student(resources) -> str | None:
@@ -333,6 +334,7 @@ class WriteCases(NbGraderPreprocessor):
             pickle.dump(case_inputs(dict.fromkeys(names)), fh)
         student = _student(resources)
         if student is not None:
+            _SAVED_STUDENT_VAR.append(os.environ.get(STUDENT_VAR))
             os.environ[STUDENT_VAR] = student
         return nb, resources
 
@@ -355,7 +357,12 @@ class JudgeHiddenTests(NbGraderPreprocessor):
             os.remove(_case_path(resources))
         except OSError:
             pass
-        os.environ.pop(STUDENT_VAR, None)
+        if _SAVED_STUDENT_VAR:  # what the grading process had before WriteCases set it
+            before = _SAVED_STUDENT_VAR.pop()
+            if before is None:
+                os.environ.pop(STUDENT_VAR, None)
+            else:
+                os.environ[STUDENT_VAR] = before
         student = _student(resources)
         who = Identity(student, typed_ids(nb)) if student is not None else None
         zeroed = forbidden_parts(nb)

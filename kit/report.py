@@ -41,6 +41,22 @@ def diagnoses(course: Course, outcomes: list[Outcome]) -> Counter:
     return counts
 
 
+def wrong_ids(course: Course, outcomes: list[Outcome]) -> list[tuple[str, str, str]]:
+    """``(student, problem set, typed ids)`` of graded notebooks whose ``STUDENT_ID`` names
+    someone else: their exact items scored 0 (``kit.identity``); the TA should look."""
+    from kit.identity import typed_ids
+
+    found = []
+    for o in outcomes:
+        path = course.notebook("autograded", o.assignment, o.student)
+        if o.status != "graded" or not path.exists():
+            continue
+        typed = typed_ids(nbformat.read(path, as_version=4)) - {o.student, ""}
+        if typed:
+            found.append((o.student, o.assignment, ", ".join(sorted(typed))))
+    return found
+
+
 def _auto_cells(course: Course, assignment: str) -> dict[str, float]:
     nb = nbformat.read(course.notebook("source", assignment), as_version=4)
     return {
@@ -118,6 +134,11 @@ def write_report(course: Course, outcomes: list[Outcome], folder: Path | None = 
         f"<li>{html.escape(o.student)} / {html.escape(o.assignment)}: {html.escape(o.message)}</li>"
         for o in outcomes if o.status == "failed"
     ) or "<li>none</li>"
+    mismatched = "".join(
+        f"<li>{html.escape(student)} / {html.escape(a)}: the notebook says "
+        f"<code>STUDENT_ID = {html.escape(typed)}</code></li>"
+        for student, a, typed in wrong_ids(course, outcomes)
+    ) or "<li>none</li>"
     image = base64.b64encode(png.read_bytes()).decode()
     page = f"""<!doctype html><html><head><meta charset="utf-8"><title>Class report</title>
 <style>body{{font-family:sans-serif;max-width:1200px;margin:auto}}td,th{{padding:2px 8px}}
@@ -130,6 +151,10 @@ table{{border-collapse:collapse}}tr:nth-child(even){{background:#f3f3f3}}</style
 <h2>Pass rate of each auto-graded part</h2>
 <table><tr><th>problem set</th><th>part</th><th>full points</th></tr>{part_rows}</table>
 <h2>Submissions that could not be graded</h2><ul>{failed}</ul>
+<h2>Submissions with another student's id typed in</h2>
+<p>Their exact answers were graded on the submitter's own numbers and earned nothing; check
+the LMS, hub and nbgrader ids match (<code>python -m kit.variants &lt;ps&gt; --student ID</code>).</p>
+<ul>{mismatched}</ul>
 </body></html>"""
     out = folder / "class_report.html"
     out.write_text(page, encoding="utf-8")

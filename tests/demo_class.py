@@ -32,6 +32,34 @@ def other_problem_set(course, assignment):
     return course.notebook("release", other)
 
 
+def pastes_lecture(course, assignment):
+    """Every exact answer pasted from the lecture's worked example (the rest: correct)."""
+    from tests.support.pasting import lecture_values, pasted_submission
+
+    return pasted_submission(course, assignment, lecture_values(assignment))
+
+
+def pastes_classmate(course, assignment):
+    """Every exact answer pasted from ada_reference's correct answers (the rest: correct)."""
+    from tests.support.pasting import pasted_submission, student_values
+
+    return pasted_submission(course, assignment, student_values(assignment, "ada_reference"))
+
+
+def types_classmate_id(course, assignment):
+    """A correct notebook worked on ada_reference's numbers: STUDENT_ID = "ada_reference"."""
+    from kit.submitted import build_submission
+
+    nb = build_submission(course, assignment)
+    for cell in nb.cells:
+        if cell.cell_type == "code" and 'STUDENT_ID = ""' in cell.source:
+            cell.source = cell.source.replace('STUDENT_ID = ""', 'STUDENT_ID = "ada_reference"')
+    return nb
+
+
+#: problem sets whose exact items are per-student (kpca_ref.variants)
+PER_STUDENT = ("ps1_circle_lift",)
+
 ROSTER = {
     "ada_reference": ALL,
     "ben_blank": dict.fromkeys(ASSIGNMENTS, "blank"),
@@ -58,6 +86,9 @@ ROSTER = {
     "oli_leading_minors": {"ps3_mercer": "leading_minors"},
     "pat_odd_files": {"ps2_feature_maps": "solution", "ps3_mercer": corrupt_file,
                       "ps4_centering": other_problem_set},
+    "qin_pastes_lecture": dict.fromkeys(PER_STUDENT, pastes_lecture),
+    "ray_pastes_classmate": dict.fromkeys(PER_STUDENT, pastes_classmate),
+    "sam_typed_classmate_id": {"ps1_circle_lift": types_classmate_id},
 }
 
 NONE = dict.fromkeys(ASSIGNMENTS)
@@ -96,4 +127,8 @@ EXPECTED = {
     "oli_leading_minors": {**NONE, "ps3_mercer": 25},
     # the corrupt file and the wrong notebook cannot be graded: 0, with a line in the summary
     "pat_odd_files": {**NONE, "ps2_feature_maps": 29, "ps3_mercer": 0, "ps4_centering": 0},
+    # exact items lost, everything else earned: ps1 7 of 23
+    "qin_pastes_lecture": {**NONE, "ps1_circle_lift": 16},
+    "ray_pastes_classmate": {**NONE, "ps1_circle_lift": 16},
+    "sam_typed_classmate_id": {**NONE, "ps1_circle_lift": 16},
 }

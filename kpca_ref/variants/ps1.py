@@ -14,7 +14,7 @@ Families:
 ``circle``
     a circle with integer centre ``(N.a, N.b)`` and radius ``N.r``, and a lattice point
     ``N.Q`` near it, never on it: ``phi(Q) . u`` is the power of the point, negative
-    inside the circle and positive outside (255 candidates).
+    inside the circle and positive outside (143 candidates).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from __future__ import annotations
 import itertools
 from fractions import Fraction
 
+import numpy as np
 import sympy as sp
 
 from kpca_ref.circle import circle_normal, lift
@@ -40,6 +41,8 @@ ITEMS = {
     "ps1_lift_dot_u": ("circle",),
 }
 UP_TO_SIGN = frozenset()
+#: largest denominator in any number or answer: ninths, as in the lecture's covariance
+NICE = {"denominator": 9}
 
 
 def _variances(points) -> tuple[Fraction, Fraction] | None:
@@ -62,22 +65,29 @@ def _variances(points) -> tuple[Fraction, Fraction] | None:
 def _triples() -> list[dict]:
     lecture = _variances([(4, 2), (1, 5), (-2, 2)])
     grid = [(x, y) for x in range(-4, 6) for y in range(-3, 6)]
-    seen = {}
+    by_pair: dict = {}
     for triple in itertools.combinations(grid, 3):
         found = _variances(triple)
-        if found is not None and found != lecture and found not in seen:
-            seen[found] = triple
-    return [{"P1": [list(t[0])], "P2": [list(t[1])], "P3": [list(t[2])]}
-            for _, t in sorted(seen.items())]
+        if found is not None and found != lecture:
+            by_pair.setdefault(found, []).append(triple)
+    chosen = []
+    for k, pair in enumerate(sorted(by_pair)):  # one triple per pair, spread over the grid
+        options = by_pair[pair]
+        t = options[(7919 * k + 13) % len(options)]
+        t = t[k % 3:] + t[:k % 3]  # and not always the leftmost point first
+        chosen.append({"P1": [list(t[0])], "P2": [list(t[1])], "P3": [list(t[2])]})
+    return chosen
 
 
 def _circles() -> list[dict]:
     offsets = [(dx, dy) for dx in range(-3, 4) for dy in range(-3, 4) if (dx, dy) != (0, 0)]
     found = []
-    for a, b, r in itertools.product(range(-3, 5), range(-3, 5), (2, 3, 4, 5)):
+    for a, b, r in itertools.product(range(-2, 4), range(-2, 4), (2, 3, 4, 5)):
         if (a, b, r) == (1, 2, 3):
             continue
-        usable = [o for o in offsets if o[0] ** 2 + o[1] ** 2 != r * r]
+        usable = [o for o in offsets if o[0] ** 2 + o[1] ** 2 != r * r
+                  and (a + o[0], b + o[1]) not in ((4, 2), (0, 0))]  # the lecture's point,
+        # and the origin (whose lift the lift's visible check shows), are nobody's point
         dx, dy = usable[(7 * len(found)) % len(usable)]
         found.append({"a": a, "b": b, "r": r, "Q": [[a + dx, b + dy]]})
     return found
@@ -103,6 +113,20 @@ def answers(n) -> dict:
         "ps1_lift_point": lift(n.Q).T,
         "ps1_circle_u": u,
         "ps1_lift_dot_u": (lift(n.Q) * u)[0, 0],
+    }
+
+
+def float_answers(n) -> dict:
+    """The same answers by the float route: numpy's covariance and kpca_ref's float lift."""
+    points = np.array([[float(v) for v in p] for p in (n.P1, n.P2, n.P3)])
+    variances = np.linalg.eigvalsh(np.cov(points.T, bias=True))[::-1]
+    q = np.array([[float(v) for v in n.Q]])
+    u = circle_normal(float(n.a), float(n.b), float(n.r))
+    return {
+        "ps1_three_point_variances": variances,
+        "ps1_lift_point": lift(q)[0],
+        "ps1_circle_u": u,
+        "ps1_lift_dot_u": float(lift(q)[0] @ u),
     }
 
 

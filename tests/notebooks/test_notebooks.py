@@ -20,6 +20,7 @@ from nbclient import NotebookClient
 
 from kit.course import ASSIGNMENTS, REPO_ROOT, copy_course
 from tests.support.nbgrading import (
+    LINES,
     auto_points,
     graded_submissions,
     manual_points,
@@ -37,7 +38,7 @@ def ps(request):
 @pytest.fixture(scope="session")
 def graded(demo_run, tmp_path_factory):
     """``{ps: {name: {grade_id: score}}}`` for the solution, the blank and every submission."""
-    return graded_submissions(demo_run[1], tmp_path_factory.mktemp("submissions"))
+    return graded_submissions(demo_run, tmp_path_factory.mktemp("submissions"))
 
 
 def test_source_is_stored_clean(ps):
@@ -140,6 +141,17 @@ def test_submissions_earn_what_they_should(ps, graded):
         if got != expected:
             mismatches[name] = {g: (got[g], expected[g]) for g in points if got[g] != expected[g]}
     assert not mismatches, f"(got, expected) per cell: {mismatches}"
+
+
+def test_named_mistakes_are_diagnosed_in_the_feedback(ps, graded):
+    """A submission's ``diagnoses`` ({test cell: code}) show up in that cell's judge lines."""
+    missing = {}
+    for name, variant in variants(ps).items():
+        for gid, code in variant.get("diagnoses", {}).items():
+            text = LINES[ps][name].get(gid, "")
+            if f"[diagnosis: {code}]" not in text:
+                missing[f"{name}/{gid}"] = (code, text[-300:])
+    assert not missing, missing
 
 
 def test_variants_include_a_correct_rewrite_and_a_mistake(ps):

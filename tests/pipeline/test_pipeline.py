@@ -10,8 +10,20 @@ from kit.course import ASSIGNMENTS, copy_course
 from kit.feedback import feedback_page
 from kit.release import release
 from kit.submitted import build_submission, lay, lay_class
-from tests.demo_class import EXPECTED, ROSTER
-from tests.support.nbgrading import auto_points, hidden_test_lines, read_source, variants
+from tests.demo_class import (
+    EXPECTED,
+    ROSTER,
+    pastes_classmate,
+    pastes_lecture,
+    types_classmate_id,
+)
+from tests.support.nbgrading import (
+    auto_points,
+    exact_points,
+    hidden_test_lines,
+    read_source,
+    variants,
+)
 
 
 def _auto_total(course, outcome):
@@ -30,6 +42,31 @@ def test_expected_scores_follow_from_the_submissions():
                 assert EXPECTED[student][assignment] == full - lost, (student, assignment)
             elif what == "solution":
                 assert EXPECTED[student][assignment] == full, (student, assignment)
+            elif what in (pastes_lecture, pastes_classmate, types_classmate_id):
+                exact = sum(exact_points(assignment).values())
+                assert exact > 0 and EXPECTED[student][assignment] == full - exact, (
+                    student, assignment)
+
+
+def test_pasting_students_lose_exactly_the_exact_items(demo_run):
+    """Lecture values, a classmate's values or a classmate's id: only the exact cells lose."""
+    _, outcomes = demo_run
+    for o in outcomes:
+        if o.student in ("qin_pastes_lecture", "ray_pastes_classmate", "sam_typed_classmate_id") \
+                and o.status == "graded":
+            exact = exact_points(o.assignment)
+            points = auto_points(read_source(o.assignment))
+            zero = {g for g in points if o.scores[g] == 0}
+            assert zero == set(exact), (o.student, o.assignment, zero ^ set(exact))
+
+
+def test_class_report_lists_a_typed_classmate_id(demo_run):
+    course, _ = demo_run
+    page = (course.root / "reports" / "class_report.html").read_text(encoding="utf-8")
+    listed = page.split("another student's id typed in")[1]
+    assert "sam_typed_classmate_id / ps1_circle_lift" in listed
+    assert "ada_reference" in listed
+    assert "qin_pastes_lecture" not in listed
 
 
 def test_every_demo_student_gets_the_reasoned_score(demo_run):

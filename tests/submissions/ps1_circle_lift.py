@@ -98,12 +98,36 @@ def recover_circle(X):
 '''
 
 _EXACT_WRITTEN_DIFFERENTLY = {
-    "shares_three_answer": "shares_three = Matrix([Rational(18, 24), Rational(6, 24)])",
-    "lift_point_answer": "phi_42 = Matrix([Integer(1), Integer(4)**2, Integer(2)**2, 4 * 2, 4, 2])",
-    "circle_u_answer": "a, b, r = Integer(1), Integer(2), Integer(3)\n"
-    "u_circle = Matrix([a**2 + b**2 - r**2, 1, 1, 0, -2 * a, -2 * b])",
-    "lift_dot_u_answer": "lift_dot_u = (phi_42.T * u_circle)[0, 0]",
+    # the variances as the roots of the characteristic polynomial, found by the quadratic formula
+    "variances_three_answer": """pts = [list(N.P1), list(N.P2), list(N.P3)]
+mx = sum(p[0] for p in pts) / Integer(3)
+my = sum(p[1] for p in pts) / Integer(3)
+sxx = sum((p[0] - mx) ** 2 for p in pts) / 3
+syy = sum((p[1] - my) ** 2 for p in pts) / 3
+sxy = sum((p[0] - mx) * (p[1] - my) for p in pts) / 3
+half = (sxx + syy) / 2
+root = sqrt(((sxx - syy) / 2) ** 2 + sxy ** 2)
+variances_three = Matrix([half + root, half - root])""",
+    # a row instead of a column, unexpanded products
+    "lift_point_answer": "phi_Q = Matrix([[1, N.Q[0] * N.Q[0], N.Q[1] ** 2, N.Q[0] * N.Q[1], "
+    "N.Q[0], N.Q[1]]])",
+    "circle_u_answer": "a, b, r = N.a, N.b, N.r\n"
+    "u_circle = Matrix([(a**2 + b**2 - r**2) * Rational(2, 2), 1, 1, 0, -2 * a, -2 * b])",
+    "lift_dot_u_answer": "lift_dot_u = (N.Q[0] - N.a) ** 2 + (N.Q[1] - N.b) ** 2 - N.r ** 2",
 }
+
+#: the circle's u with the signs of its last two entries flipped (a classic slip)
+_U_SIGN_SLIP = "u_circle = Matrix([N.a**2 + N.b**2 - N.r**2, 1, 1, 0, 2 * N.a, 2 * N.b])"
+
+#: the variances with the sample divisor n - 1 = 2 (the notebook asks for n = 3); the shares
+#: are the same, so the visible check passes and only the hidden key tells
+_VARIANCES_FLOAT = """points_three = np.array([[float(v) for v in p] for p in (N.P1, N.P2, N.P3)])
+variances_three = Matrix(sorted(np.linalg.eigvalsh(np.cov(points_three.T, bias=True)))[::-1])"""
+
+_VARIANCES_SAMPLE = """points_three = Matrix.vstack(N.P1, N.P2, N.P3)
+centred_three = points_three - sympy.ones(3, 1) * (sympy.ones(1, 3) * points_three) / 3
+covariance_three = centred_three.T * centred_three / 2
+variances_three = Matrix(sorted(covariance_three.eigenvals(multiple=True), reverse=True))"""
 
 # --------------------------------------------------------------------------- classic mistakes
 
@@ -223,23 +247,39 @@ VARIANTS = {
     },
     "lift_column_order": {
         "description": "lift columns by degree [1, f1, f2, f1^2, f2^2, f1 f2]; recover_circle and "
-        "phi(4, 2) follow that order, so only the lift, phi(4, 2) and the check lose points",
+        "phi(Q) follow that order, so only the lift, phi(Q) and the check lose points",
         "cells": {
             "lift_answer": _LIFT_DEGREE_ORDER,
             "recover_circle_answer": _RECOVER_CIRCLE_DEGREE_ORDER,
-            "lift_point_answer": "phi_42 = Matrix([1, 4, 2, 16, 4, 8])",
+            "lift_point_answer": "q1, q2 = N.Q\nphi_Q = Matrix([1, q1, q2, q1**2, q2**2, q1 * q2])",
         },
         "lost": {"lift_test": 3.0, "lift_point_test": 2.0, "lift_dot_u_test": 1.0},
     },
     "float_not_exact": {
-        "description": "floats where exact values are asked: 0.75 instead of Rational(3, 4), a "
-        "numpy u, and 0.0 for the check",
+        "description": "floats where exact values are asked: float variances, a numpy u, and a "
+        "float for the check",
         "cells": {
-            "shares_three_answer": "shares_three = Matrix([0.75, 0.25])",
-            "circle_u_answer": "u_circle = np.array([-4.0, 1.0, 1.0, 0.0, -2.0, -4.0])",
-            "lift_dot_u_answer": "lift_dot_u = 0.0",
+            "variances_three_answer": _VARIANCES_FLOAT,
+            "circle_u_answer": "u_circle = np.array([float(N.a**2 + N.b**2 - N.r**2), 1.0, 1.0, "
+            "0.0, -2.0 * float(N.a), -2.0 * float(N.b)])",
+            "lift_dot_u_answer": "lift_dot_u = float(phi_Q.dot(Matrix([N.a**2 + N.b**2 - N.r**2, "
+            "1, 1, 0, -2 * N.a, -2 * N.b])))",
         },
-        "lost": {"shares_three_test": 2.0, "circle_u_test": 2.0, "lift_dot_u_test": 1.0},
+        "lost": {"variances_three_test": 2.0, "circle_u_test": 2.0, "lift_dot_u_test": 1.0},
+    },
+    "u_sign_slip": {
+        "description": "u with +2a, +2b for its last two entries: u and the check lose points, "
+        "and the feedback names the slip",
+        "cells": {"circle_u_answer": _U_SIGN_SLIP},
+        "lost": {"circle_u_test": 2.0, "lift_dot_u_test": 1.0},
+        "diagnoses": {"circle_u_test": "sign_of_centre"},
+    },
+    "variances_sample_divisor": {
+        "description": "the three points' variances divided by n - 1 = 2, where the notebook "
+        "asks for n = 3 (the textbook's convention instead of the lectures')",
+        "cells": {"variances_three_answer": _VARIANCES_SAMPLE},
+        "lost": {"variances_three_test": 2.0},
+        "diagnoses": {"variances_three_test": "variance_divisor"},
     },
     "normal_equations": {
         "description": "correct: PCA of the lifted points, the eigenvector of "

@@ -34,6 +34,16 @@ def auto_points(nb) -> dict[str, float]:
     }
 
 
+def exact_points(assignment: str) -> dict[str, float]:
+    """``{grade_id: points}`` of the test cells that grade exact answers only."""
+    return {
+        nb_meta(c)["grade_id"]: float(nb_meta(c)["points"])
+        for c in read_source(assignment).cells
+        if nb_meta(c).get("grade") and not nb_meta(c).get("solution")
+        and "grade_exact(" in c.source and "_grading.grade(" not in c.source
+    }
+
+
 def manual_points(nb) -> dict[str, float]:
     """``{grade_id: points}`` of the manually graded answer cells."""
     return {
@@ -48,24 +58,43 @@ def variants(assignment: str) -> dict:
     return importlib.import_module(f"tests.submissions.{assignment}").VARIANTS
 
 
-def graded_submissions(demo_outcomes, tmp_root: Path) -> dict[str, dict[str, dict[str, float]]]:
+def judge_lines(course, assignment: str, student: str) -> dict[str, str]:
+    """``{grade_id: text}``: what each test cell of a graded notebook printed."""
+    path = course.notebook("autograded", assignment, student)
+    if not path.exists():
+        return {}
+    nb = nbformat.read(path, as_version=4)
+    return {nb_meta(c)["grade_id"]: "".join(o.get("text", "") for o in c.get("outputs", [])
+                                            if o.get("output_type") == "stream")
+            for c in nb.cells if nb_meta(c).get("grade") and c.cell_type == "code"}
+
+
+LINES: dict[str, dict[str, dict[str, str]]] = {}
+
+
+def graded_submissions(demo_run, tmp_root: Path) -> dict[str, dict[str, dict[str, float]]]:
     """Scores of the solution, the blank release and every submission of every problem set.
 
     Returns ``{assignment: {name: {grade_id: score}}}`` where name is ``solution``,
     ``blank`` or a submission of ``tests/submissions/<ps>.py``. What the demo class already
-    handed in (``demo_outcomes``, from grading ``tests/demo_class.py``'s roster, where each
-    student hands in named submissions) is taken from there; the rest is laid into one
-    throw-away course, one student per name, and graded in one run.
+    handed in (``demo_run``: the demo course and its outcomes, from grading
+    ``tests/demo_class.py``'s roster, where each student hands in named submissions) is
+    taken from there; the rest is laid into one throw-away course, one student per name,
+    and graded in one run. The test cells' printed lines go to :data:`LINES` (same keys).
     """
     from tests.demo_class import ROSTER
 
+    demo_course, demo_outcomes = demo_run
     by = {(o.student, o.assignment): o for o in demo_outcomes}
     scores: dict[str, dict[str, dict[str, float]]] = {a: {} for a in ASSIGNMENTS}
     for student, work in ROSTER.items():
         for assignment, what in work.items():
             outcome = by.get((student, assignment))
-            if isinstance(what, str) and outcome is not None and outcome.status == "graded":
-                scores[assignment].setdefault(what, outcome.scores)
+            if (isinstance(what, str) and outcome is not None and outcome.status == "graded"
+                    and what not in scores[assignment]):
+                scores[assignment][what] = outcome.scores
+                LINES.setdefault(assignment, {})[what] = judge_lines(
+                    demo_course, assignment, student)
     course = copy_course(Path(tmp_root), ASSIGNMENTS)
     api = course.api()
     todo: dict[str, list[str]] = {}
@@ -88,6 +117,8 @@ def graded_submissions(demo_outcomes, tmp_root: Path) -> dict[str, dict[str, dic
         if o.student in todo.get(o.assignment, ()):
             assert o.status == "graded", (o.student, o.assignment, o.status)
             scores[o.assignment][o.student] = o.scores
+            LINES.setdefault(o.assignment, {})[o.student] = judge_lines(
+                course, o.assignment, o.student)
     return scores
 
 
