@@ -64,6 +64,12 @@ c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.AssignLatePenalties",
     "kit.metadata.CheckCellMetadata",
 ]
+# Exact answers are graded on each student's own numbers (kpca_ref.variants), drawn from the
+# submission's nbgrader student id. A wrong answer's feedback line names the student's numbers
+# and, where a classic mistake explains it, the mistake; set this to True to also show the
+# expected value (off: feedback then cannot be passed around as an answer key).
+c.JudgeHiddenTests.show_expected = False
+
 # Stock sanitizing steps; only the metadata check is swapped for one that validates the same
 # metadata with the same schema and errors, but checks the schema once (kit/metadata.py).
 c.Autograde.sanitize_preprocessors = [

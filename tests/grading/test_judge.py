@@ -91,3 +91,45 @@ def test_planned_calls_and_a_missing_payload():
     kinds = [(o.output_type, o.get("name")) for o in cell.outputs]
     assert kinds == [("stream", "stdout"), ("stream", "stdout"), ("execute_result", None)]
     assert "did not run" in cell.outputs[1].text and cell.outputs[2].data["text/plain"] == "1.0"
+
+
+def _exact_cell(name, value, points=2):
+    source = (f"### BEGIN HIDDEN TESTS\nimport kpca_probe as _grading\n"
+              f"_grading.grade_exact('{name}', x, points={points})\n### END HIDDEN TESTS")
+    cell = _nb(("test", source)).cells[0]
+    payload = {"kind": "grade_exact", "name": name, "value": encode(value)}
+    cell.outputs = [nbformat.v4.new_output("display_data", {MIME: payload})]
+    return cell
+
+
+def test_exact_items_are_judged_on_the_submitting_student_s_numbers():
+    from kit.identity import Identity
+    from kpca_ref import variants
+
+    mine = variants.variant("ps1_circle_lift", "ada").answers["ps1_circle_u"]
+    theirs = variants.variant("ps1_circle_lift", "bob").answers["ps1_circle_u"]
+    assert mine != theirs
+    assert judge_cell(_exact_cell("ps1_circle_u", mine), who=Identity("ada", set())) == 2.0
+    cell = _exact_cell("ps1_circle_u", theirs)
+    assert judge_cell(cell, who=Identity("ada", set())) == 0.0
+    text = cell.outputs[0].text
+    assert "Your numbers (variant for 'ada')" in text and "N.a = " in text
+    assert "; expected" not in text, "the key stays hidden unless show_expected is set"
+    cell = _exact_cell("ps1_circle_u", theirs)
+    judge_cell(cell, who=Identity("ada", set()), show_expected=True)
+    assert f"expected {list(mine)}" in cell.outputs[0].text
+
+
+def test_a_typed_id_of_someone_else_zeroes_exact_items_with_a_line():
+    from kit.identity import Identity, typed_ids
+    from kpca_ref import variants
+
+    nb = _nb((None, 'STUDENT_ID = " bob "'), (None, "STUDENT_ID = name_from_elsewhere"))
+    assert typed_ids(nb) == {"bob"}
+    bobs = variants.variant("ps1_circle_lift", "bob").answers["ps1_circle_u"]
+    cell = _exact_cell("ps1_circle_u", bobs)
+    assert judge_cell(cell, who=Identity("ada", typed_ids(nb))) == 0.0
+    assert "[diagnosis: wrong_student_id]" in cell.outputs[0].text
+    assert "'bob'" in cell.outputs[0].text and "'ada'" in cell.outputs[0].text
+    adas = variants.variant("ps1_circle_lift", "ada").answers["ps1_circle_u"]
+    assert judge_cell(_exact_cell("ps1_circle_u", adas), who=Identity("ada", {"ada", ""})) == 2.0
