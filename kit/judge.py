@@ -30,6 +30,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+from pathlib import Path
 
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool
@@ -88,6 +89,31 @@ def planned_calls(source: str) -> list[tuple[str, str, float]]:
                 raise ValueError("a hidden grading call needs a literal name and points=")
             calls.append((node.lineno, node.col_offset, node.func.attr, name, float(points[0])))
     return [c[2:] for c in sorted(calls)]
+
+
+def planned_entries(source: str) -> list[tuple[str, str, str, float]]:
+    """``[(kind, name, expression, points), ...]``: :func:`planned_calls` with the source of
+    the value each call grades (the student's function or exact answer), e.g. ``"lift"``."""
+    hidden = _HIDDEN.findall(source)
+    text = "\n".join(hidden) if hidden else source
+    found = []
+    for node in ast.walk(ast.parse(text)):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("grade", "grade_exact")
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == "_grading"):
+            expression = ast.get_source_segment(text, node.args[1]) if len(node.args) > 1 else None
+            found.append((node.lineno, node.col_offset, expression))
+    expressions = [e for *_, e in sorted(found)]
+    plan = planned_calls(source)
+    if len(expressions) != len(plan) or any(e is None for e in expressions):
+        raise ValueError("a hidden grading call needs the graded value as its second argument")
+    return [(kind, name, expr, points) for (kind, name, points), expr in zip(plan, expressions)]
+
+
+def without_hidden_code(source: str, cell_id: str) -> str:
+    """The test cell as the kernel runs it: its hidden part becomes one call of the probe."""
+    call = f"__import__('kpca_probe').run_hidden({cell_id!r})\n"
+    return _HIDDEN.sub(lambda _: call, source)
 
 
 def payloads(cell) -> dict:
@@ -160,13 +186,8 @@ def judge_cell(cell, forbidden: bool = False, who: Identity | None = None,
         plan = None
     found = payloads(cell)
     errored = any(o.get("output_type") == "error" for o in cell.get("outputs", []))
-    kept = []
-    for out in cell.get("outputs", []):
-        kind = out.get("output_type")
-        if kind == "stream":
-            kept.append({"output_type": "stream", "name": "stdout", "text": out.get("text", "")})
-        elif kind == "error":
-            kept.append(out)
+    kept = [visible_error(out, cell.source) for out in cell.get("outputs", [])
+            if out.get("output_type") == "error"][:1]
     lines, score = [], 0.0
     if plan is None or not plan:
         lines.append("✗ this test cell could not be graded (no hidden test found); "
@@ -198,6 +219,44 @@ def judge_cell(cell, forbidden: bool = False, who: Identity | None = None,
 
     cell.outputs = [from_dict(o) for o in kept]
     return score
+
+
+def _check_messages(source: str) -> list:
+    """Patterns of the visible checks' messages: the cell's string literals (an f-string's
+    fields may hold up to 60 characters each)."""
+    patterns = []
+    try:
+        tree = ast.parse(_HIDDEN.sub("", source))
+    except SyntaxError:
+        return patterns
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            patterns.append(re.escape(node.value))
+        elif isinstance(node, ast.JoinedStr):
+            patterns.append("".join(re.escape(v.value) if isinstance(v, ast.Constant) else
+                                    ".{0,60}" for v in node.values))
+    return patterns
+
+
+def visible_error(out, source: str) -> dict:
+    """A test cell's error as feedback may show it: a visible check's own message only.
+
+    An ``AssertionError`` keeps its message when the message is one of the cell's own
+    string literals (the instructor's assert messages, f-strings included); any other text
+    came from the student's code, which may show what it saw of the hidden inputs, and is
+    not shown.
+    """
+    ename = str(out.get("ename", "Error"))[:80]
+    evalue = str(out.get("evalue", ""))
+    if ename != "AssertionError":
+        shown = "(raised inside your code while the visible checks ran; message not shown)"
+    elif not evalue or any(re.fullmatch(p, evalue, re.DOTALL)
+                           for p in _check_messages(source)):
+        shown = evalue
+    else:
+        shown = "(a visible check failed; its message is not shown)"
+    return {"output_type": "error", "ename": ename, "evalue": shown,
+            "traceback": [f"{ename}: {shown}"]}
 
 
 # ------------------------------------------------------------------ forbidden shortcuts
@@ -313,30 +372,68 @@ def _student(resources) -> str | None:
     return found if isinstance(found, str) and found else None
 
 
-class WriteCases(NbGraderPreprocessor):
-    """Before ``Execute``: write the hidden case inputs next to the notebook.
+def _salt(resources) -> tuple[int, ...]:
+    """Salt words of this submission's hidden inputs (see :mod:`kit.secret`)."""
+    from kit.secret import course_secret, salt_words
 
-    It also names the submission's student to the kernel (:data:`STUDENT_VAR`), so the
-    notebook's numbers cell draws that student's numbers when ``STUDENT_ID`` is empty.
+    meta = resources.get("nbgrader") or {}
+    student, assignment = meta.get("student"), meta.get("assignment")
+    if not student or not assignment:
+        return ()
+    folder = Path(_case_path(resources)).resolve().parent  # autograded/<student>/<ps>/
+    return salt_words(course_secret(folder.parents[2]), assignment, student)
+
+
+def _in_kernel_cell_id(index: int, cell) -> str:
+    return str(_meta(cell).get("grade_id") or f"cell-{index}")
+
+
+class WriteCases(NbGraderPreprocessor):
+    """Before ``Execute``: write the hidden case inputs and the grading plan next to the
+    notebook, and take the hidden tests' code out of the notebook the kernel runs.
+
+    Each test cell's hidden part becomes ``__import__('kpca_probe').run_hidden('<grade_id>')``
+    (no line of the hidden tests is left for the student's code to find); the plan in
+    the case file says which contract function or exact answer that cell grades, from which
+    notebook name, for how many points. The inputs are drawn for this submission only
+    (salted with :mod:`kit.secret`). It also names the submission's student to the kernel
+    (:data:`STUDENT_VAR`), so the notebook's numbers cell draws that student's numbers when
+    ``STUDENT_ID`` is empty. :class:`JudgeHiddenTests` puts the cells' code back.
     """
 
     def preprocess(self, nb, resources):
         import pickle
 
-        names = []
-        for cell in nb.cells:
-            if is_test_cell(cell):
-                try:
-                    names += [n for kind, n, _ in planned_calls(cell.source) if kind == "grade"]
-                except (SyntaxError, ValueError):
-                    continue
+        from kpca_ref.grading import cases
+
+        names, plan, originals = [], {}, {}
+        for index, cell in enumerate(nb.cells):
+            if not is_test_cell(cell) or not _HIDDEN.search(cell.source):
+                continue
+            try:
+                entries = planned_entries(cell.source)
+            except (SyntaxError, ValueError):
+                continue
+            cell_id = _in_kernel_cell_id(index, cell)
+            plan[cell_id] = entries
+            names += [name for kind, name, _, _ in entries if kind == "grade"]
+            originals[index] = cell.source
+            cell.source = without_hidden_code(cell.source, cell_id)
+        resources[_ORIGINALS] = originals
+        salt = resources[_SALT_KEY] = _salt(resources)
+        with cases.salted(salt):
+            inputs = case_inputs(dict.fromkeys(names))
         with open(_case_path(resources), "wb") as fh:
-            pickle.dump(case_inputs(dict.fromkeys(names)), fh)
+            pickle.dump({"cases": inputs, "plan": plan}, fh)
         student = _student(resources)
         if student is not None:
             _SAVED_STUDENT_VAR.append(os.environ.get(STUDENT_VAR))
             os.environ[STUDENT_VAR] = student
         return nb, resources
+
+
+#: keys of what WriteCases leaves for JudgeHiddenTests in nbgrader's resources
+_ORIGINALS, _SALT_KEY = "kpca_hidden_sources", "kpca_case_salt"
 
 
 class JudgeHiddenTests(NbGraderPreprocessor):
@@ -363,14 +460,23 @@ class JudgeHiddenTests(NbGraderPreprocessor):
                 os.environ.pop(STUDENT_VAR, None)
             else:
                 os.environ[STUDENT_VAR] = before
+        for index, source in resources.pop(_ORIGINALS, {}).items():
+            nb.cells[index].source = source  # the instructor's cell, hidden tests and all
         student = _student(resources)
         who = Identity(student, typed_ids(nb)) if student is not None else None
         zeroed = forbidden_parts(nb)
-        for index, cell in enumerate(nb.cells):
-            if is_test_cell(cell):
+        from kpca_ref.grading import cases
+
+        with cases.salted(resources.pop(_SALT_KEY, ())):
+            for index, cell in enumerate(nb.cells):
+                if not is_test_cell(cell):
+                    continue
                 judge_cell(cell, forbidden=index in zeroed, who=who,
                            show_expected=self.show_expected)
-            elif cell.cell_type == "code":  # probe results elsewhere are forgeries: drop them
+        for cell in nb.cells:
+            if is_test_cell(cell):
+                continue
+            if cell.cell_type == "code":  # probe results elsewhere are forgeries: drop them
                 cell.outputs = [o for o in cell.get("outputs", [])
                                 if kpca_probe.MIME not in o.get("data", {})]
         return nb, resources

@@ -30,7 +30,7 @@ import warnings
 
 from kpca_probe.wire import encode, encode_error
 
-__all__ = ["CASE_FILE", "ENV_VAR", "MIME", "grade", "grade_exact"]
+__all__ = ["CASE_FILE", "ENV_VAR", "MIME", "grade", "grade_exact", "run_hidden"]
 
 #: file name of the case file, in the notebook's folder (the kernel's working directory)
 CASE_FILE = ".kpca_probe_cases.pickle"
@@ -46,17 +46,23 @@ def _case_file() -> str:
     return os.environ.get(ENV_VAR) or CASE_FILE
 
 
-def _cases():
-    """The case inputs ``{name: [[[(args, kwargs), ...] per case] per group]}``, or None."""
+def _case_data():
+    """The case file's content ``{"cases": ..., "plan": ...}``, or None without one."""
     path = _case_file()
     if not os.path.exists(path):
         return None
     stamp = (path, os.path.getmtime(path))
     if _LOADED.get("stamp") != stamp:
         with open(path, "rb") as fh:
-            _LOADED["cases"] = pickle.load(fh)  # the grader's own file
+            _LOADED["data"] = pickle.load(fh)  # the grader's own file
         _LOADED["stamp"] = stamp
-    return _LOADED["cases"]
+    return _LOADED["data"]
+
+
+def _cases():
+    """The case inputs ``{name: [[[(args, kwargs), ...] per case] per group]}``, or None."""
+    data = _case_data()
+    return None if data is None else data.get("cases", {})
 
 
 @contextlib.contextmanager
@@ -130,4 +136,35 @@ def grade_exact(name: str, student_value, points: float) -> float:
     except Exception as exc:  # noqa: BLE001
         value = {"u": type(exc).__name__}
     _emit({"kind": "grade_exact", "name": name, "value": value})
+    return 0.0
+
+
+def run_hidden(cell_id: str) -> float:
+    """Run the grading calls the grader planned for test cell ``cell_id``.
+
+    Under the autograder the hidden part of every test cell is replaced, before the kernel
+    starts, by ``__import__('kpca_probe').run_hidden('<grade_id>')``: the kernel never sees the hidden
+    tests' code. The plan (which contract function or exact answer, which notebook name
+    holds it, how many points) comes from the case file; each call then runs as
+    :func:`grade` or :func:`grade_exact` would. Returns 0.0: the judge scores the cell.
+    """
+    data = _case_data()
+    plan = (data or {}).get("plan", {}).get(cell_id, [])
+    try:
+        from IPython import get_ipython
+
+        namespace = get_ipython().user_ns
+    except (ImportError, AttributeError):  # pragma: no cover - always in a kernel
+        namespace = {}
+    for kind, name, expression, points in plan:
+        try:
+            value = eval(expression, namespace)  # the instructor's expression, from the grader
+        except Exception as exc:  # noqa: BLE001 - the student removed or broke the name
+            missing = f"{type(exc).__name__}: {exc}"[:80]
+            if kind == "grade":
+                _emit({"kind": kind, "name": name, "not_callable": missing})
+            else:
+                _emit({"kind": kind, "name": name, "value": {"u": missing}})
+            continue
+        (grade if kind == "grade" else grade_exact)(name, value, points=points)
     return 0.0

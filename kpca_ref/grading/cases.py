@@ -14,6 +14,7 @@ the types, the shared input makers and the registry.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -21,7 +22,7 @@ import numpy as np
 from kpca_probe.functions import k_linear, k_poly, k_rbf  # noqa: F401  (re-exported)
 from kpca_ref.tolerances import GRADING_ATOL_SCALE, GRADING_RTOL
 
-__all__ = ["PARAMS", "Case", "Group", "groups", "names"]  # plus the input makers below
+__all__ = ["PARAMS", "Case", "Group", "groups", "names", "salted"]  # plus the input makers below
 
 #: every contract function and its parameter names, in signature order
 PARAMS: dict[str, tuple[str, ...]] = {
@@ -105,9 +106,40 @@ class Group:
     cases: list
 
 
+#: extra seed words for every builder's generator (see :func:`salted`); empty: the fixed cases
+_SALT: list[tuple[int, ...]] = [()]
+
+
+@contextlib.contextmanager
+def salted(words):
+    """Build every case inside the block from generators salted with ``words`` (ints).
+
+    The grader salts each submission's cases with words derived from a secret only it holds
+    and the student's id (``kit.secret``), so the hidden inputs differ per student: inputs
+    one student's code prints are worthless to every other student. Without a salt the
+    cases are the fixed ones the tests and the source notebooks use.
+
+    >>> with salted((1, 2)):
+    ...     a = rng(7).integers(1000)
+    >>> b = rng(7).integers(1000)
+    >>> with salted((1, 2)):
+    ...     c = rng(7).integers(1000)
+    >>> int(a) == int(c) != int(b)
+    True
+    """
+    words = tuple(int(w) for w in words)
+    if any(w < 0 for w in words):
+        raise ValueError(f"salt words must be non-negative integers, got {words}")
+    _SALT.append(words)
+    try:
+        yield
+    finally:
+        _SALT.pop()
+
+
 def rng(key: int) -> np.random.Generator:
     """The generator of one builder; the fixed prefix keeps seeds apart from notebooks'."""
-    return np.random.default_rng([0x6B_70_63_61, 2025, key])
+    return np.random.default_rng([0x6B_70_63_61, 2025, key, *_SALT[-1]])
 
 
 def rbf(X, Y, gamma):

@@ -101,7 +101,6 @@ def test_registering_a_name_twice_is_refused(registered):
 
 
 def test_every_registered_answer_is_exact_and_grades_itself(capsys):
-    assert set(answers.MODULES) == {"ps1", "ps2", "ps3", "ps4", "ps5"}
     for name, fn in sorted(answers.ANSWERS.items()):
         value = fn()
         grading.as_exact(value, name=name)  # raises on any float

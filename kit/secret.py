@@ -1,0 +1,63 @@
+"""The grader's secret: it salts each student's hidden case inputs.
+
+The secret lives in the course directory as ``.grading_secret`` (git ignores it; nbgrader
+never copies it: it is not under ``source/<ps>/``; the grading sandbox cannot see it). It is
+made on first use (``make venv`` makes it too) from 32 random bytes; keep it for a term,
+so that re-grading gives the same hidden inputs, and never share it. With it, each
+submission's hidden inputs are drawn from HMAC-SHA256(secret, problem set, student), so a
+student who prints their inputs learns nothing about anybody else's.
+
+``python -m kit.secret`` makes the secret of the repository's course when it is missing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import secrets
+import sys
+from pathlib import Path
+
+FILE_NAME = ".grading_secret"
+#: overrides where the secret is read from (a path)
+ENV_VAR = "KPCA_GRADING_SECRET_FILE"
+
+
+def secret_path(course_root: Path) -> Path:
+    override = os.environ.get(ENV_VAR)
+    return Path(override) if override else Path(course_root) / FILE_NAME
+
+
+def course_secret(course_root: Path) -> bytes:
+    """The course's secret, made (readable by its owner only) when missing."""
+    path = secret_path(course_root)
+    if not path.exists():
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="ascii") as fh:
+            fh.write(secrets.token_hex(32) + "\n")
+    text = path.read_text(encoding="ascii").strip()
+    if len(text) < 32:
+        raise RuntimeError(f"{path}: the grading secret is too short; delete the file to make "
+                           "a new one (re-graded hidden inputs will then change)")
+    return text.encode("ascii")
+
+
+def salt_words(secret: bytes, assignment: str, student: str) -> tuple[int, ...]:
+    """Four 32-bit words from HMAC-SHA256(secret, assignment, student)."""
+    digest = hmac.new(secret, f"{assignment}\x1f{student}".encode(), hashlib.sha256).digest()
+    return tuple(int.from_bytes(digest[i:i + 4], "big") for i in range(0, 16, 4))
+
+
+def main() -> int:
+    from kit.course import REPO_ROOT
+
+    path = secret_path(REPO_ROOT)
+    existed = path.exists()
+    course_secret(REPO_ROOT)
+    print(f"grading secret: {path} ({'kept' if existed else 'made'})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,66 @@
+"""Hidden inputs drawn per student (salted by the grader's secret) grade as the fixed ones do.
+
+Under the autograder every submission's cases come from generators salted with words of
+HMAC(secret, problem set, student) (kit.secret). For several salts: the reference, the
+correct-but-different implementations and the float32 ones earn everything, every classic
+mistake still loses points, and the inputs really differ from the fixed ones.
+"""
+
+from __future__ import annotations
+
+import io
+import pickle
+from contextlib import redirect_stdout
+
+import pytest
+
+from kit.secret import salt_words
+from kpca_ref.grading import cases
+from tests.grading.alternatives import ALTERNATIVES
+from tests.grading.conftest import reference, run_grade
+from tests.grading.float32_alternatives import FLOAT32
+from tests.grading.mistaken import WRONG
+from tests.grading.test_float32 import FLOAT32_LIMITS
+
+SALTS = [salt_words(b"x" * 64, "ps", f"student{i}") for i in range(5)]
+NAMES = cases.names()
+
+
+def _failed(name, fn) -> set[str]:
+    buf = io.StringIO()
+    with redirect_stdout(buf):
+        run_grade(name, fn, 1)
+    return {line[2:].split(":")[0] for line in buf.getvalue().splitlines()
+            if line.startswith("✗ ")}
+
+
+@pytest.mark.parametrize("salt", SALTS, ids=[f"salt{i}" for i in range(len(SALTS))])
+@pytest.mark.parametrize("name", NAMES)
+def test_correct_codes_earn_everything_and_mistakes_lose_on_salted_cases(name, salt):
+    with cases.salted(salt):
+        assert _failed(name, reference(name)) == set()
+        assert _failed(name, ALTERNATIVES[name]) == set()
+        if name in FLOAT32:
+            assert _failed(name, FLOAT32[name]) <= FLOAT32_LIMITS.get(name, set())
+        assert _failed(name, WRONG[name]), f"{name}: the classic mistake passed every group"
+
+
+def test_salted_inputs_differ_from_the_fixed_ones_and_repeat_for_one_salt():
+    def inputs():
+        return pickle.dumps([[c.calls() for c in g.cases] for n in NAMES for g in cases.groups(n)])
+
+    fixed = inputs()
+    with cases.salted(SALTS[0]):
+        first, again = inputs(), inputs()
+    with cases.salted(SALTS[1]):
+        other = inputs()
+    assert first == again and first != fixed and other != first
+    assert inputs() == fixed, "the salt must not outlive its block"
+
+
+def test_salt_words_depend_on_secret_problem_set_and_student():
+    base = salt_words(b"s" * 64, "ps1", "ada")
+    assert base == salt_words(b"s" * 64, "ps1", "ada")
+    assert len({base, salt_words(b"t" * 64, "ps1", "ada"), salt_words(b"s" * 64, "ps2", "ada"),
+                salt_words(b"s" * 64, "ps1", "bob")}) == 4
+    assert all(0 <= w < 2**32 for w in base)
