@@ -24,6 +24,8 @@ $(STAMP): pyproject.toml
 	  || echo "*** bubblewrap (bwrap) is missing: grading will refuse to run until it is" \
 	          "installed (as root: apt-get install bubblewrap)" >&2
 	$(BIN)/python -m kit.sandbox --install
+	# The grader's secret (.grading_secret, never committed) salts each student's hidden inputs.
+	$(BIN)/python -m kit.secret
 	touch $(STAMP)
 
 lint: $(STAMP)
