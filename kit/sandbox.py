@@ -67,7 +67,9 @@ LIMITS = {
 #: Variables passed into the sandbox (everything else is dropped: no secrets leak in).
 PASS_ENV = ("LANG", "LC_ALL", "MPLBACKEND", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
             "MKL_NUM_THREADS", "PYTHONHASHSEED",
-            "KPCA_STUDENT_ID")  # the submission's student, for the notebook's numbers cell
+            "KPCA_STUDENT_ID",  # the submission's student, for the notebook's numbers cell
+            # what nbgrader documents for every graded kernel ("autograde" / "validate")
+            "NBGRADER_EXECUTION", "NBGRADER_VALIDATING")
 PASS_ENV_PREFIX = "KPCA_PROBE_"  # for the judge's case file
 
 

@@ -60,6 +60,8 @@ try:
 except OSError as exc:
     print("CASEFILE:", exc)
 print("{MARK}", sorted(map(str, _seen))[:3])
+import os
+print("EXECUTION:", os.environ.get("NBGRADER_EXECUTION"))
 '''.replace("{MARK}", MARK)
 
 RAISING_RECOVER = '''
@@ -153,3 +155,8 @@ def test_plain_nbgrader_autograde_keeps_hidden_code_out_of_the_kernel(tmp_path):
     assert "HISTORY:" in text
     assert not [line for line in hidden_test_lines(PS) if line in text]
     assert (course.root / ".grading_secret").exists()
+
+
+def test_the_graded_kernel_sees_what_nbgrader_documents(course):
+    """nbgrader sets NBGRADER_EXECUTION=autograde for a graded notebook; the sandbox keeps it."""
+    assert "EXECUTION: autograde" in _outputs_text(graded_nb(course, "leak_a"))
