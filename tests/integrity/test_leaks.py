@@ -50,18 +50,19 @@ def lift(X):
 '''.replace("{MARK}", MARK)
 
 PRINT_EVERYTHING = '''
-import inspect, sys
-print("HISTORY:", "\\n".join(In))
-print("IH:", "\\n".join(_ih))
-for frame in inspect.stack():
-    print("FRAME:", frame.code_context)
+import inspect, os, sys
+print("EXECUTION:", os.environ.get("NBGRADER_EXECUTION"))
+print("TESTCELLS:", [h[-300:] for h in In if "kpca_probe" in h or "grading" in h])
+for _x in _seen:
+    print("{MARK}", _x)
 try:
-    print("CASEFILE:", open(".kpca_probe_cases.pickle", "rb").read()[:4000])
+    print("CASEFILE:", open(".kpca_probe_cases.pickle", "rb").read()[:2000])
 except OSError as exc:
     print("CASEFILE:", exc)
-print("{MARK}", sorted(map(str, _seen))[:3])
-import os
-print("EXECUTION:", os.environ.get("NBGRADER_EXECUTION"))
+for frame in inspect.stack():
+    print("FRAME:", frame.code_context)
+print("HISTORY:", "\\n".join(In))
+print("IH:", "\\n".join(_ih))
 '''.replace("{MARK}", MARK)
 
 RAISING_RECOVER = '''
@@ -111,6 +112,7 @@ def graded_nb(course, student):
 def test_no_hidden_test_line_reaches_the_graded_notebook(course):
     text = _outputs_text(graded_nb(course, "leak_a"))
     assert "HISTORY:" in text and "FRAME:" in text, "the attack did not run"
+    assert "run_hidden" in text, "the attack did not see the test cells' history"
     leaked = [line for line in hidden_test_lines(PS) if line in text]
     assert not leaked, leaked
     assert "_grading.grade(" not in text and "grade_exact(" not in text
@@ -131,9 +133,10 @@ def test_the_inputs_a_student_sees_are_their_own(course):
     printed = {}
     for student in ("leak_a", "leak_b"):
         text = _outputs_text(graded_nb(course, student))
-        printed[student] = re.findall(re.escape(MARK) + r".*", text)
+        printed[student] = set(re.findall(re.escape(MARK) + r" \[\[.*", text))
         assert printed[student], student
-    assert printed["leak_a"] != printed["leak_b"]
+    # the visible checks' inputs are the same for both; the hidden ones are not
+    assert printed["leak_a"] - printed["leak_b"] and printed["leak_b"] - printed["leak_a"]
 
 
 def test_the_stashing_student_still_gets_the_true_score(course):
