@@ -147,6 +147,10 @@ def gamma_for_similarity():
         Group("similarity close to 1", [Case((0.5, 0.999999)), Case((2.0, 0.9999))]),
         Group("similarity close to 0", [Case((2.5, 1e-12))]),
         Group("large and small distances", [Case((1e3, 0.5)), Case((1e-3, 0.25))]),
+        # the notebook requires a ValueError when no positive gamma exists
+        Group("no positive gamma: ValueError",
+              [Case(args, expect_error=ValueError)
+               for args in ((0.0, 0.5), (-1.0, 0.5), (1.0, 1.0), (1.0, 0.0), (2.0, 1.5))]),
     ]
 
 

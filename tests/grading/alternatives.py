@@ -102,6 +102,8 @@ def feature_distance(k, x, y):
 
 
 def gamma_for_similarity(distance, similarity):
+    if distance <= 0 or not 0 < similarity < 1:
+        raise ValueError("no positive gamma gives this similarity at this distance")
     return math.log(1 / similarity) / distance / distance
 
 

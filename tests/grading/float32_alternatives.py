@@ -122,6 +122,8 @@ def feature_distance(k, x, y):
 
 def gamma_for_similarity(distance, similarity):
     d, s = F32(distance), F32(similarity)
+    if not (d > 0 and 0 < s < 1):
+        raise ValueError("need distance > 0 and 0 < similarity < 1")
     return -np.log(s) / (d * d)
 
 

@@ -139,11 +139,10 @@ def gamma_for_similarity(distance, similarity):
     return float(-np.log(similarity) / distance)
 ''',
     "gamma_exact_answer": '''
-gamma_exact = sp.log(2) / 2
+gamma_exact = sp.log(1 / N.similarity) / N.distance
 ''',
     "d_phi_exact_answer": '''
-input_distances = [1, 2, 4, 8]
-d_phi_exact = Matrix([sp.sqrt(2 - 2 * sp.exp(-gamma_exact * d)) for d in input_distances])
+d_phi_exact = Matrix([sp.sqrt(2 - 2 * sp.exp(-gamma_exact * t)) for t in N.table_distances])
 ''',
 }
 
@@ -159,33 +158,79 @@ def quadratic_map_exact(v):
     return Matrix([a**2, b**2, 1, a * b, a, b])
 
 
-phi_x = quadratic_map_exact(x_q3)
-phi_xp = quadratic_map_exact(xp_q3)
+phi_x = quadratic_map_exact(N.x)
+phi_xp = quadratic_map_exact(N.xp)
 k_via_map = phi_x.dot(phi_xp)
 ''',
 }
 
 FLOATS = {
     "counts_exact_answer": '''
-n_tally_d3_p2 = 1 + 3 + 3 * 2 / 2
-n_monomials_d3_p2 = math.factorial(5) / (math.factorial(2) * math.factorial(3))
+d, p = int(N.d_tally), int(N.p_tally)
+n_tally = sum(math.factorial(d) / (math.factorial(i) * math.factorial(d - i)) for i in range(p + 1))
+n_monomials = math.factorial(int(N.d_all + N.p_all)) / (
+    math.factorial(int(N.p_all)) * math.factorial(int(N.d_all)))
 ''',
     "q3_direct_answer": '''
-x_q3 = Matrix([1, 2])
-xp_q3 = Matrix([3, -1])
-k_direct = (np.array([1, 2]) @ np.array([3, -1]) + 1.0) ** 2
+x_np, xp_np = np.array(N.x, dtype=float).ravel(), np.array(N.xp, dtype=float).ravel()
+k_direct = (x_np @ xp_np + 1.0) ** 2
 ''',
     "q3_via_map_answer": '''
-phi_x = Matrix([1, 4, 1, 2 * np.sqrt(2), np.sqrt(2), 2 * np.sqrt(2)])
-phi_xp = Matrix([9, 1, 1, -3 * np.sqrt(2), 3 * np.sqrt(2), -np.sqrt(2)])
+def quadratic_map_floats(v):
+    a, b = v
+    return Matrix([a**2, b**2, 1, np.sqrt(2) * a * b, np.sqrt(2) * a, np.sqrt(2) * b])
+
+
+phi_x = quadratic_map_floats(N.x)
+phi_xp = quadratic_map_floats(N.xp)
 k_via_map = phi_x.dot(phi_xp)
 ''',
     "gamma_exact_answer": '''
-gamma_exact = np.log(2) / 4
+gamma_exact = np.log(float(1 / N.similarity)) / float(N.distance) ** 2
 ''',
     "d_phi_exact_answer": '''
-input_distances = [1, 2, 4, 8]
-d_phi_exact = Matrix([np.sqrt(2 - 2 * 2.0 ** (-d**2 / 4)) for d in input_distances])
+d_phi_exact = Matrix([np.sqrt(2 - 2 * np.exp(-gamma_exact * float(t) ** 2)) for t in N.table_distances])
+''',
+}
+
+BY_HAND_MISTAKES = {
+    # the lecture's tally with squares counted; the monomials without them; (x.x')^2;
+    # gamma with the wrong sign; d_phi^2 instead of d_phi (computed on its own from N)
+    "counts_exact_answer": '''
+n_tally = sp.binomial(N.d_tally + N.p_tally, N.p_tally)
+n_monomials = sum(sp.binomial(N.d_all, i) for i in range(N.p_all + 1))
+''',
+    "q3_direct_answer": '''
+k_direct = N.x.dot(N.xp) ** 2
+''',
+    "gamma_exact_answer": '''
+gamma_exact = sp.log(N.similarity) / N.distance**2
+''',
+    "d_phi_exact_answer": '''
+d_phi_exact = Matrix([2 - 2 * N.similarity ** (Rational(t, N.distance) ** 2) for t in N.table_distances])
+''',
+}
+
+MORE_BY_HAND_MISTAKES = {
+    # ordered products for both counts; x.x' + 1 not squared; the map without sqrt(2)
+    # typed by hand (quadratic_map itself is right); gamma right, and d_phi written as a
+    # power of the similarity (right: this cell is a correct rewrite)
+    "counts_exact_answer": '''
+n_tally = N.d_tally ** N.p_tally
+n_monomials = sum(N.d_all**i for i in range(N.p_all + 1))
+''',
+    "q3_direct_answer": '''
+k_direct = N.x.dot(N.xp) + 1
+''',
+    "q3_via_map_answer": '''
+a, b = N.x
+c, e = N.xp
+phi_x = Matrix([a**2, b**2, 1, a * b, a, b])
+phi_xp = Matrix([c**2, e**2, 1, c * e, c, e])
+k_via_map = phi_x.dot(phi_xp)
+''',
+    "d_phi_exact_answer": '''
+d_phi_exact = Matrix([sp.sqrt(2 - 2 * N.similarity ** (t**2 / N.distance**2)) for t in N.table_distances])
 ''',
 }
 
@@ -267,6 +312,23 @@ VARIANTS = {
                        "d**p column), so f1 f2 and f2 f1 count twice; the tally is right",
         "cells": MONOMIALS_AS_ORDERED,
         "lost": {"test_count_monomials": 2.0},
+    },
+    "by_hand_mistakes": {
+        "description": "by hand: counts squares in the tally and leaves them out of the monomials, "
+                       "drops the +1 of the kernel, gives gamma the wrong sign and d_phi^2 for "
+                       "d_phi; each exact line names its mistake",
+        "cells": BY_HAND_MISTAKES,
+        # 5 exact items: [counted_all_monomials], [counted_distinct_only],
+        # [kernel_without_constant], [gamma_sign], [squared_distance]
+        "lost": {"test_counts_exact": 2.0, "test_q3_direct": 1.0, "test_gamma_exact": 1.0,
+                 "test_d_phi_exact": 2.0},
+    },
+    "more_by_hand_mistakes": {
+        "description": "by hand: d^p and sum of d^i for the counts, x.x' + 1 not squared, the "
+                       "quadratic map typed without sqrt(2); d_phi as a power of s is right",
+        "cells": MORE_BY_HAND_MISTAKES,
+        # [ordered_products] twice, [kernel_not_squared], [missing_sqrt2] three times
+        "lost": {"test_counts_exact": 2.0, "test_q3_direct": 1.0, "test_q3_via_map": 3.0},
     },
     "never_terminates": {
         "description": "gamma_for_similarity loops forever; everything else is correct",
