@@ -37,7 +37,18 @@ def centring_matrix():
         Group("small n", [Case((3,), **ENTRYWISE), Case((5,), **ENTRYWISE),
                           Case((7,), **ENTRYWISE)]),
         Group("n up to 300", [Case((300,), **ENTRYWISE), Case((64,), **ENTRYWISE)]),
+        Group("n < 2 raises ValueError", [Case((1,), expect_error=ValueError),
+                                          Case((0,), expect_error=ValueError)]),
+        Group("an n that is not an integer raises TypeError", [
+            Case((3.0,), expect_error=TypeError), Case((True,), expect_error=TypeError)]),
     ]
+
+
+def _not_square():
+    """A non-square K raises ValueError, numpy and sympy alike (the notebook says so)."""
+    return Group("a non-square K raises ValueError", [
+        Case((np.ones((2, 3)),), expect_error=ValueError),
+        Case((sp.ones(3, 2),), expect_error=ValueError)])
 
 
 def centre_kernel():
@@ -57,6 +68,7 @@ def centre_kernel():
         Group("rank-deficient (linear kernel, d < n)", [Case((low @ low.T,))]),
         Group("exact sympy input", [Case((_exact_kernel([-2, 1, 3], [-2, 1, 3]),)),
                                     Case((pts * pts.T / 3,))]),
+        _not_square(),
     ]
 
 
@@ -82,6 +94,10 @@ def centre_new():
         Group("exact sympy input", [
             Case((_exact_kernel([half, four], train), _exact_kernel(train, train))),
             Case((_exact_kernel([sp.Integer(-1)], train), _exact_kernel(train, train)))]),
+        Group("shapes that do not fit raise ValueError", [
+            Case((np.ones((2, 3)), np.ones((3, 2))), expect_error=ValueError),
+            Case((np.ones((2, 2)), np.ones((3, 3))), expect_error=ValueError),
+            Case((sp.ones(1, 2), sp.ones(3, 3)), expect_error=ValueError)]),
     ]
 
 
@@ -93,6 +109,7 @@ def feature_mean_sq_norm():
         Group("the linear kernel", [Case((X @ X.T,))]),
         Group("kernel entries of size 1e6", [Case((1e6 * poly(X[:4], X[:4], 3),))]),
         Group("one point", [Case((np.array([[2.5]]),))]),
+        _not_square(),
     ]
 
 
@@ -105,6 +122,7 @@ def distances_to_mean():
         Group("polynomial kernels", [Case((poly(X, X, 3, 0.5),))]),
         Group("kernel entries of size 1e6", [Case((1e6 * rbf(X, X, 0.3),))]),
         Group("rank-deficient (linear kernel, d < n)", [Case((low @ low.T,))]),
+        _not_square(),
     ]
 
 

@@ -162,11 +162,21 @@ def find_counterexample(k, d, max_points=6, seed=0):
 
 
 def centring_matrix(n):
+    if type(n) is not int:
+        raise TypeError(f"n must be an int, got {type(n).__name__}")
+    if n < 2:
+        raise ValueError("n must be at least 2")
     return [[(1.0 if i == j else 0.0) - 1.0 / n for j in range(n)] for i in range(n)]
 
 
-def _rows(K):
-    return K.tolist()
+def _rows(K, columns=None):
+    """The rows of K as lists; ValueError unless every row has ``columns`` entries
+    (default: as many as there are rows, a square K)."""
+    rows = K.tolist()
+    want = len(rows) if columns is None else columns
+    if any(len(row) != want for row in rows):
+        raise ValueError(f"expected rows of {want} entries")
+    return rows
 
 
 def centre_kernel(K):
@@ -182,8 +192,9 @@ def centre_kernel(K):
 
 def centre_new(K_new, K_train):
     exact = isinstance(K_new, sp.MatrixBase)
-    new, train = _rows(K_new), _rows(K_train)
+    train = _rows(K_train)
     n = len(train)
+    new = _rows(K_new, n)
     r = [sum(row) / n for row in train]
     g = sum(r) / n
     out = [[row[i] - r[i] - sum(row) / n + g for i in range(n)] for row in new]

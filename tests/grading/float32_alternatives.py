@@ -157,10 +157,22 @@ def find_counterexample(k, d, max_points=6, seed=0):
 
 # ------------------------------------------------------------------------------ ps4
 def centring_matrix(n):
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"n must be an integer, got {type(n).__name__}")
+    if n < 2:
+        raise ValueError(f"n must be >= 2, got {n}")
     return np.eye(n, dtype=F32) - np.full((n, n), F32(1) / F32(n), dtype=F32)
 
 
+def _square(K):
+    """K itself, after a ValueError for a K that is not square (sympy or numpy)."""
+    if np.ndim(K) != 2 or np.shape(K)[0] != np.shape(K)[1]:
+        raise ValueError(f"K must be square, got shape {np.shape(K)}")
+    return K
+
+
 def centre_kernel(K):
+    K = _square(K)
     if _exact(K):
         n = K.rows
         H = sp.eye(n) - sp.ones(n, n) / n
@@ -171,6 +183,9 @@ def centre_kernel(K):
 
 
 def centre_new(K_new, K_train):
+    n = np.shape(_square(K_train))[0]
+    if np.ndim(K_new) != 2 or np.shape(K_new)[1] != n:
+        raise ValueError(f"K_new must have {n} columns, got shape {np.shape(K_new)}")
     if _exact(K_new, K_train):
         K_new, K_train = sp.Matrix(K_new), sp.Matrix(K_train)
         n, m = K_train.rows, K_new.rows
@@ -182,11 +197,11 @@ def centre_new(K_new, K_train):
 
 
 def feature_mean_sq_norm(K):
-    return _f32(K).mean(dtype=F32)
+    return _f32(_square(K)).mean(dtype=F32)
 
 
 def distances_to_mean(K):
-    K = _f32(K)
+    K = _f32(_square(K))
     sq = np.diag(K) - 2 * K.mean(axis=1, dtype=F32) + K.mean(dtype=F32)
     return np.sqrt(np.maximum(sq, 0))
 

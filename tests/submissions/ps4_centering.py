@@ -162,20 +162,28 @@ def centre_new(K_new, K_train):
 '''
 
 # exact answers obtained with the student's own (exact) functions instead of by hand
+# (on the student's own numbers N)
+OWN_TOOLS_MATRIX = '''
+Kc_matrix = centre_kernel(N.K)
+'''
+
 OWN_TOOLS_POLY = '''
-xs = [-1, 0, 1]
-K_poly = Matrix(3, 3, lambda i, j: xs[i] * xs[j] + (xs[i] * xs[j]) ** 2)
+def k_own(x, y):
+    return N.k0 + N.k1 * x * y + N.k2 * (x * y) ** 2
+
+
+K_poly = Matrix(3, 3, lambda i, j: k_own(N.x[i], N.x[j]))
 Kc_poly = centre_kernel(K_poly)
 '''
 
 OWN_TOOLS_MEAN = '''
-grand_mean_poly = sum(K_poly) / 9
-sq_dists_poly = Kc_poly.diagonal().T
+grand_mean_poly = feature_mean_sq_norm(K_poly)
+sq_dists_poly = distances_to_mean(K_poly).applyfunc(lambda d: d**2)
 total_var_poly = Kc_poly.trace() / 3
 '''
 
 OWN_TOOLS_NEW = '''
-k_star = Matrix([-1 * 2 + (-1 * 2) ** 2, 0, 1 * 2 + (1 * 2) ** 2])
+k_star = Matrix([k_own(x, N.x_star) for x in N.x])
 row_means_poly = K_poly * Matrix([1, 1, 1]) / 3
 kc_star = centre_new(k_star.T, K_poly).T
 '''
@@ -323,14 +331,71 @@ def distances_to_mean(K):
     return np.diag(K) - 2 * K.mean(axis=1) + K.mean()
 '''
 
-FLOAT_2X2 = '''
-Kc_2x2 = Matrix([[0.5, -0.5], [-0.5, 0.5]])
+# the right values on the student's numbers, turned into floats
+FLOAT_MATRIX = '''
+Kc_matrix = Matrix(centre_kernel(np.array(N.K, dtype=float)))
 '''
 
 FLOAT_MEAN = '''
-grand_mean_poly = Rational(4, 9)
-sq_dists_poly = Matrix([10 / 9, 4 / 9, 10 / 9])
-total_var_poly = Rational(8, 9)
+grand_mean_poly = sum(K_poly) / 9
+sq_dists_poly = Kc_poly.diagonal().T.applyfunc(float)
+total_var_poly = Kc_poly.trace() / 3
+'''
+
+# ------------------------------------------------------------- classic mistakes by hand
+# Each is what a lecture's classic mistake gives on the student's own numbers; the visible
+# checks (type and shape) pass, the exact item earns nothing and its feedback line names
+# the mistake.
+_H3 = "(sympy.eye(3) - sympy.ones(3, 3) / 3)"
+
+EXACT_NOT_CENTRED_MATRIX = '''
+Kc_matrix = Matrix(N.K)  # forgot to centre
+'''
+
+EXACT_NOT_CENTRED_POLY = '''
+xs_own = list(N.x)
+K_poly = Matrix(3, 3, lambda i, j: N.k0 + N.k1 * xs_own[i] * xs_own[j] + N.k2 * (xs_own[i] * xs_own[j]) ** 2)
+Kc_poly = K_poly  # forgot to centre
+'''
+
+EXACT_NOT_CENTRED_MEAN = '''
+grand_mean_poly = sum(K_poly) / 9
+sq_dists_poly = K_poly.diagonal().T     # squared lengths, measured from the origin
+total_var_poly = K_poly.trace() / 3     # the same, averaged
+'''
+
+EXACT_NOT_CENTRED_NEW = '''
+k_star = Matrix([N.k0 + N.k1 * x * N.x_star + N.k2 * (x * N.x_star) ** 2 for x in N.x])
+row_means_poly = K_poly * Matrix([1, 1, 1]) / 3
+kc_star = k_star                        # the raw vector, not centred
+'''
+
+EXACT_ONE_SIDE_MATRIX = f'''
+Kc_matrix = N.K * {_H3}  # centred on one side only
+'''
+
+EXACT_ONE_SIDE_POLY = f'''
+xs_own = list(N.x)
+K_poly = Matrix(3, 3, lambda i, j: N.k0 + N.k1 * xs_own[i] * xs_own[j] + N.k2 * (xs_own[i] * xs_own[j]) ** 2)
+Kc_poly = {_H3} * K_poly  # centred on one side only
+'''
+
+EXACT_DISTANCES = '''
+grand_mean_poly = sum(K_poly) / 9
+sq_dists_poly = Kc_poly.diagonal().T.applyfunc(sqrt)  # the distances, not their squares
+total_var_poly = Kc_poly.trace() / 3
+'''
+
+EXACT_SAMPLE_VARIANCE = '''
+grand_mean_poly = sum(K_poly) / 9
+sq_dists_poly = Kc_poly.diagonal().T
+total_var_poly = Kc_poly.trace() / 2  # divides by n - 1
+'''
+
+EXACT_OWN_MEAN = f'''
+k_star = Matrix([N.k0 + N.k1 * x * N.x_star + N.k2 * (x * N.x_star) ** 2 for x in N.x])
+row_means_poly = K_poly * Matrix([1, 1, 1]) / 3
+kc_star = {_H3} * k_star  # subtracts only its own average
 '''
 
 VARIANTS = {
@@ -354,6 +419,7 @@ VARIANTS = {
             "feature_mean_sq_norm_answer": FORMS_FEATURE_MEAN,
             "distances_to_mean_answer": FORMS_DISTANCES,
             "centre_new_answer": FORMS_CENTRE_NEW,
+            "exact_centre_2x2_answer": OWN_TOOLS_MATRIX,
             "exact_poly_answer": OWN_TOOLS_POLY,
             "exact_mean_answer": OWN_TOOLS_MEAN,
             "exact_new_point_answer": OWN_TOOLS_NEW,
@@ -384,7 +450,8 @@ VARIANTS = {
         "description": "centre_kernel computes K H instead of H K H: rows sum to zero, so the "
         "visible checks pass; the hidden cases diagnose centred_one_side",
         "cells": {"centre_kernel_answer": ONE_SIDE},
-        "lost": {"test_centre_kernel": 4.0},
+        # it raises ValueError for a non-square K (sympy's ShapeError is one): 1 group of 7
+        "lost": {"test_centre_kernel": 3.43},
     },
     "numeric_only": {
         "description": "centre_kernel has no exact route (sympy in, floats out); the visible "
@@ -410,9 +477,54 @@ VARIANTS = {
         "lost": {"test_distances_to_mean": 3.0},
     },
     "float_answers": {
-        "description": "floats where exact answers are asked (0.5 for 1/2, 10/9 as a float); "
-        "the visible exactness check fails, so each of those cells earns nothing",
-        "cells": {"exact_centre_2x2_answer": FLOAT_2X2, "exact_mean_answer": FLOAT_MEAN},
+        "description": "floats where exact answers are asked (the right values on the "
+        "student's numbers, as floats); the visible exactness check fails, so each of those "
+        "cells earns nothing",
+        "cells": {"exact_centre_2x2_answer": FLOAT_MATRIX, "exact_mean_answer": FLOAT_MEAN},
         "lost": {"test_exact_centre_2x2": 2.0, "test_exact_mean": 4.0},
+    },
+    "exact_not_centred": {
+        "description": "by hand, forgets to centre (notes 10-12): K for the centred matrices, "
+        "K_ii for the squared distances, tr K / n for the variance, k_star for the centred "
+        "new vector; each of those items loses with the diagnosis not_centred (or "
+        "new_point_not_centred), K and the means stay right",
+        "cells": {"exact_centre_2x2_answer": EXACT_NOT_CENTRED_MATRIX,
+                  "exact_poly_answer": EXACT_NOT_CENTRED_POLY,
+                  "exact_mean_answer": EXACT_NOT_CENTRED_MEAN,
+                  "exact_new_point_answer": EXACT_NOT_CENTRED_NEW},
+        "lost": {"test_exact_centre_2x2": 2.0, "test_exact_poly": 2.0, "test_exact_mean": 3.0,
+                 "test_exact_new_point": 2.0},
+        "diagnoses": {"ps4_centre_2x2": "not_centred", "ps4_poly_Kc": "not_centred",
+                      "ps4_poly_sq_dists": "not_centred",
+                      "ps4_poly_total_variance": "not_centred",
+                      "ps4_new_kc_star": "new_point_not_centred"},
+    },
+    "exact_one_side": {
+        "description": "by hand, centres one side only (K H, H K): both centred matrices lose "
+        "with the diagnosis centred_one_side",
+        "cells": {"exact_centre_2x2_answer": EXACT_ONE_SIDE_MATRIX,
+                  "exact_poly_answer": EXACT_ONE_SIDE_POLY},
+        "lost": {"test_exact_centre_2x2": 2.0, "test_exact_poly": 2.0},
+        "diagnoses": {"ps4_centre_2x2": "centred_one_side", "ps4_poly_Kc": "centred_one_side"},
+    },
+    "exact_distances": {
+        "description": "gives the distances where their squares are asked",
+        "cells": {"exact_mean_answer": EXACT_DISTANCES},
+        "lost": {"test_exact_mean": 2.0},
+        "diagnoses": {"ps4_poly_sq_dists": "distance_not_squared"},
+    },
+    "exact_sample_variance": {
+        "description": "divides the total variance by n - 1 (the textbook's sample "
+        "convention) where this problem set divides by n",
+        "cells": {"exact_mean_answer": EXACT_SAMPLE_VARIANCE},
+        "lost": {"test_exact_mean": 1.0},
+        "diagnoses": {"ps4_poly_total_variance": "variance_divisor"},
+    },
+    "exact_own_mean": {
+        "description": "by hand, centres the new kernel vector with its own average only "
+        "(the textbook's common mistake)",
+        "cells": {"exact_new_point_answer": EXACT_OWN_MEAN},
+        "lost": {"test_exact_new_point": 2.0},
+        "diagnoses": {"ps4_new_kc_star": "new_point_own_mean"},
     },
 }
