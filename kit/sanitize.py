@@ -42,6 +42,7 @@ KEPT_IMAGES = ("image/png", "image/jpeg", "image/gif")
 BLANK_PNG = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAAC0lEQVR4nGNgAAIAAAUAAXpeqz8AAAAASUVO"
              "RK5CYII=")
 _BASE64 = re.compile(r"^[A-Za-z0-9+/=\s]*$")
+_IMG_WITHOUT_SRC = re.compile(r"<img(?![^>]*\ssrc=)[^>]*>")  # its address was refused
 
 # nh3's default tags without those that pull in content or draw outside their box.
 HTML_TAGS = set(nh3.ALLOWED_TAGS) - {"area", "map"}
@@ -82,7 +83,7 @@ def sanitize_html(html: str) -> str:
         link_rel="noopener noreferrer nofollow",
         strip_comments=True,
     )
-    return neutralise_mathjax(cleaned)
+    return neutralise_mathjax(_IMG_WITHOUT_SRC.sub("", cleaned))
 
 
 def _joined(value) -> str:
@@ -150,10 +151,12 @@ class SanitizeStudentContent(Preprocessor):
         elif cell.cell_type == "raw":
             cell.source = sanitize_html(cell.source)
         if "attachments" in cell:
-            cell.attachments = {name: _image_only(bundle) for name, bundle in cell.attachments.items()}
+            cell.attachments = {name: _image_only(bundle)
+                                for name, bundle in cell.attachments.items()}
         return cell, resources
 
 
 def _image_only(bundle: dict) -> dict:
-    kept = {m: _joined(v) for m, v in bundle.items() if m in KEPT_IMAGES and _BASE64.match(_joined(v))}
+    kept = {m: _joined(v) for m, v in bundle.items()
+            if m in KEPT_IMAGES and _BASE64.match(_joined(v))}
     return kept or {"image/png": BLANK_PNG}

@@ -6,8 +6,11 @@ HTML through and keeps ``javascript:`` links; MathJax then typesets the page and
 of that can happen, while the text and the maths of a written answer still read the same:
 
 - outside code and maths, ``<`` becomes ``&lt;`` (raw HTML shows as the text the student
-  typed) and ``&`` that starts an entity other than ``&lt;``/``&gt;``/``&amp;`` becomes
-  ``&amp;`` (no entity can spell a scheme such as ``javascript:``);
+  typed), and an image ``![..](..)`` becomes a link to its address (nothing is fetched; an
+  ``attachment:`` image stays);
+- everywhere but code, ``&`` that starts an entity other than ``&lt;``/``&gt;`` gets a
+  zero-width space after it, so it shows as typed and no entity (even decoded twice, as
+  mistune does in link addresses) can spell a scheme such as ``javascript:``;
 - inside maths, ``<`` becomes ``\\lt `` (MathJax draws the same sign);
 - the schemes ``javascript``/``vbscript``/``livescript``/``data`` get a zero-width space
   before their colon, so a link or image with them is a harmless relative address;
@@ -17,7 +20,8 @@ of that can happen, while the text and the maths of a written answer still read 
 
 Code spans and fenced code keep their ``<`` as typed, unless rendering the result with
 nbconvert still yields active HTML (a parser reading the markdown differently than this
-module): then every ``<`` is escaped. :func:`active_html` is that check; the tests use it too.
+module): then every ``<`` is escaped; if even that is not inert, the cell is shown as a code
+block. :func:`active_html` is that check; the tests use it too.
 """
 
 from __future__ import annotations
@@ -26,14 +30,20 @@ import re
 from html.parser import HTMLParser
 
 # What nbconvert's markdown renderer itself emits, and the attributes it sets.
-SAFE_TAGS = frozenset(
-    ["a", "abbr", "b", "blockquote", "br", "caption", "code", "dd", "del", "div", "dl", "dt", "em", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "img", "ins", "kbd", "li", "mark", "ol", "p", "pre", "q", "s", "samp", "small", "span", "strike", "strong", "sub", "sup", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "tt", "u", "ul", "var", "wbr", "details", "summary", "figure", "figcaption", "cite", "dfn", "time"]
-)
-SAFE_ATTRIBUTES = frozenset(
-    ["href", "src", "alt", "title", "id", "class", "align", "start", "colspan", "rowspan", "rel", "width", "height", "lang", "dir", "cite", "datetime", "open", "scope", "abbr"]
-)
+SAFE_TAGS = frozenset([
+    "a", "abbr", "b", "blockquote", "br", "caption", "code", "dd", "del", "div", "dl", "dt",
+    "em", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "img", "ins", "kbd", "li", "mark",
+    "ol", "p", "pre", "q", "s", "samp", "small", "span", "strike", "strong", "sub", "sup",
+    "table", "tbody", "td", "tfoot", "th", "thead", "tr", "tt", "u", "ul", "var", "wbr",
+    "details", "summary", "figure", "figcaption", "cite", "dfn", "time",
+])
+SAFE_ATTRIBUTES = frozenset([
+    "href", "src", "alt", "title", "id", "class", "align", "start", "colspan", "rowspan",
+    "rel", "width", "height", "lang", "dir", "cite", "datetime", "open", "scope", "abbr",
+])
 SAFE_SCHEMES = ("http", "https", "mailto")
-SAFE_IMAGE_DATA = re.compile(r"^data:image/(png|jpeg|gif);base64,[A-Za-z0-9+/=\s]*$", re.IGNORECASE)
+SAFE_IMAGE_DATA = re.compile(r"^data:image/(png|jpeg|gif);base64,[A-Za-z0-9+/=\s]*$",
+                             re.IGNORECASE)
 
 _SCHEME = re.compile(r"^([a-z][a-z0-9+.\-]*):", re.IGNORECASE)
 _CONTROL = re.compile(r"[\x00-\x20\x7f-\x9f\u200b\ufeff]+")
@@ -124,8 +134,8 @@ def _inert(markdown: str) -> bool:
     from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 
     try:
-        html = MarkdownWithMath(renderer=IPythonRenderer(escape=False, attachments=_AnyAttachment()))
-        return not active_html(str(html.render(markdown)))
+        renderer = IPythonRenderer(escape=False, attachments=_AnyAttachment())
+        return not active_html(str(MarkdownWithMath(renderer=renderer).render(markdown)))
     except Exception:  # noqa: BLE001  (a source the renderer rejects is not known inert)
         return False
 
@@ -162,7 +172,8 @@ class _ActiveFinder(HTMLParser):
         for name, value in attrs:
             if name not in SAFE_ATTRIBUTES:
                 self.problems.append(f"<{tag} {name}=...>")
-            elif name == "href" and not safe_url(value or "") or name == "src" and not SAFE_IMAGE_DATA.match((value or "").strip()):
+            elif (name == "href" and not safe_url(value or "")
+                  or name == "src" and not SAFE_IMAGE_DATA.match((value or "").strip())):
                 self.problems.append(f"<{tag} {name}={value!r}>")
 
     handle_startendtag = handle_starttag
@@ -172,13 +183,13 @@ def active_html(html: str) -> list[str]:
     """List what in ``html`` could run script or act on its own (empty: inert HTML).
 
     Every tag outside :data:`SAFE_TAGS`, attribute outside :data:`SAFE_ATTRIBUTES` (event
-    handlers, ``style``, ``srcdoc``, ...) and link or image address that is not
-    :func:`safe_url` is one entry.
+    handlers, ``style``, ``srcdoc``, ...), link that is not :func:`safe_url` and ``src``
+    that is not inline PNG/JPEG/GIF data (the browser would fetch it) is one entry.
 
     Examples
     --------
     >>> active_html('<p><a href="javascript:alert(1)">x</a><img src=x onerror=alert(1)></p>')
-    ["<a href='javascript:alert(1)'>", '<img onerror=...>']
+    ["<a href='javascript:alert(1)'>", "<img src='x'>", '<img onerror=...>']
     """
     finder = _ActiveFinder()
     finder.feed(html)

@@ -55,7 +55,7 @@ class JupyterServer:
     """
 
     def __init__(self, root: Path, workdir: Path, app: str = "server", env: dict | None = None):
-        self.root, self.workdir, self.app = Path(root), Path(workdir), app
+        self.root, self.workdir, self.app = Path(root).resolve(), Path(workdir), app
         self.port, self.token = free_port(), secrets.token_hex(16)
         self.log_path = self.workdir / f"jupyter-{self.port}.log"
         self.extra_env = dict(env or {})
@@ -104,8 +104,8 @@ class JupyterServer:
             except (urllib.error.URLError, ConnectionError, TimeoutError):
                 time.sleep(0.3)
         self.stop()
-        raise RuntimeError(f"jupyter {self.app} did not answer on {self.url} within {timeout:.0f} s; "
-                           f"its log ({self.log_path}):\n{self.log_tail()}")
+        raise RuntimeError(f"jupyter {self.app} did not answer on {self.url} within "
+                           f"{timeout:.0f} s; its log ({self.log_path}):\n{self.log_tail()}")
 
     def log_tail(self, chars: int = 3000) -> str:
         return self.log_path.read_text(errors="replace")[-chars:] if self.log_path.exists() else ""

@@ -32,6 +32,9 @@ from kit.submitted import build_submission, lay, solution_text
 from tests.browser.harness import HitListener
 from tests.support.nbgrading import nb_meta, read_source
 
+# stock nbconvert warns that it cannot draw the widget output: that is expected
+pytestmark = pytest.mark.filterwarnings("ignore:Your element with mimetype")
+
 PS = "ps4_centering"
 CODE_CELL = "centring_matrix_answer"
 WRITTEN = "written_training_mean"
@@ -48,7 +51,8 @@ def js(hit: str, name: str) -> str:
 
 def payload_code(hit: str) -> str:
     j = lambda name: js(hit, name)
-    png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAAC0lEQVR4nGNgAAIAAAUAAXpeqz8AAAAASUVORK5CYII="
+    from kit.sanitize import BLANK_PNG as png
+
     displays = [
         ("HTML", f"<script>{j('html-script')}</script>"),
         ("HTML", f'<img src=x onerror="{j("html-img")}">'),
@@ -65,7 +69,8 @@ def payload_code(hit: str) -> str:
         ("Javascript", j("javascript")),
         ("SVG", (f'<svg xmlns="http://www.w3.org/2000/svg" onload="{j("svg")}"><script>'
                 f'{j("svg-script")}</script></svg>')),
-        ("Markdown", f'<img src=x onerror="{j("markdown-img")}">\n\n[md](javascript:{j("md-link")})'),
+        ("Markdown", (f'<img src=x onerror="{j("markdown-img")}">\n\n'
+                      f'[md](javascript:{j("md-link")})')),
     ]
     lines = ["from IPython.display import display, HTML, Javascript, SVG, Markdown"]
     lines += [f"display({kind}({text!r}))" for kind, text in displays]
@@ -122,7 +127,8 @@ def graded(tmp_path_factory, listener):
     """The course, after ``nbgrader autograde`` and feedback of the three students."""
     course = copy_course(tmp_path_factory.mktemp("browser-course"), [PS])
     assert not release(course, [PS])
-    solution = next(c.source for c in read_source(PS).cells if nb_meta(c).get("grade_id") == CODE_CELL)
+    solution = next(c.source for c in read_source(PS).cells
+                    if nb_meta(c).get("grade_id") == CODE_CELL)
     nb = build_submission(course, PS, {
         CODE_CELL: solution_text(solution) + "\n" + payload_code(listener.url),
         WRITTEN: written_answer(listener.url),

@@ -93,7 +93,8 @@ def payload_notebook():
     outputs += [new_output("display_data", data={"text/markdown": md}) for md in MARKDOWN.values()]
     outputs += [new_output("display_data", data=data) for data in EXTRA_OUTPUTS.values()]
     outputs += [
-        new_output("display_data", data={"text/html": "<script>window.__pwned='PWN-isolated'</script>"},
+        new_output("display_data",
+                   data={"text/html": "<script>window.__pwned='PWN-isolated'</script>"},
                    metadata={"text/html": {"isolated": True}}),
         new_output("display_data", data={"image/png": PNG},
                    metadata={"image/png": {"width": "1 onerror=window.__pwned='PWN-width'"}}),

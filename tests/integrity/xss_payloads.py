@@ -20,7 +20,8 @@ HTML = {
     "a_spaces": "<a href=\"  javascript:window.__pwned='PWN-sp'\">click</a>",
     "style_hide": "<style>.score{display:none} body{background:url('PWN-css')}</style>",
     "style_attr": "<div style=\"background:url(javascript:window.__pwned='PWN-style')\">x</div>",
-    "meta_refresh": "<meta http-equiv=\"refresh\" content=\"0;url=javascript:top.__pwned='PWN-meta'\">",
+    "meta_refresh": "<meta http-equiv=\"refresh\" "
+                    "content=\"0;url=javascript:top.__pwned='PWN-meta'\">",
     "form": "<form action=\"/formgrader/api/grade/PWN-form\" method=\"post\">"
             "<input name=score value=99><button>ok</button></form>",
     "object": "<object data=\"javascript:top.__pwned='PWN-object'\"></object>",
