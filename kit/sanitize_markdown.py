@@ -15,8 +15,8 @@ of that can happen, while the text and the maths of a written answer still read 
 - the schemes ``javascript``/``vbscript``/``livescript``/``data`` get a zero-width space
   before their colon, so a link or image with them is a harmless relative address;
 - the MathJax macros that make links, load extensions or set styles and ids (``\\href``,
-  ``\\url``, ``\\require``, ``\\class``, ``\\cssId``, ``\\style``, ``\\html``) are shown
-  as text.
+  ``\\url``, ``\\require``, ``\\class``, ``\\cssId``, ``\\style``, ``\\html``,
+  ``\\bbox``) are shown as text.
 
 Code spans and fenced code keep their ``<`` as typed, unless rendering the result with
 nbconvert still yields active HTML (a parser reading the markdown differently than this
@@ -48,7 +48,7 @@ SAFE_IMAGE_DATA = re.compile(r"^data:image/(png|jpeg|gif);base64,[A-Za-z0-9+/=\s
 _SCHEME = re.compile(r"^([a-z][a-z0-9+.\-]*):", re.IGNORECASE)
 _CONTROL = re.compile(r"[\x00-\x20\x7f-\x9f\u200b\ufeff]+")
 _DANGEROUS_SCHEME = re.compile(r"(?i)(javascript|vbscript|livescript|data)(\s*\\?):")
-_MATHJAX_ACTIVE = re.compile(r"\\(href|url|require|class|cssId|style|html)(?![A-Za-z])")
+_MATHJAX_ACTIVE = re.compile(r"\\(href|url|require|class|cssId|style|html|bbox)(?![A-Za-z])")
 _ENTITY = re.compile(r"&(?!(?:lt|gt);)(?=#|[A-Za-z][A-Za-z0-9]*;)")
 _IMAGE = re.compile(r"(?<!\\)((?:\\\\)*)!\[(?![^\]\n]*\]\(\s*attachment:)")
 _PROTECTED = re.compile(

@@ -56,6 +56,7 @@ MARKDOWN = {
     "md_vbscript": "[x](vbscript:msgbox('PWN-vb'))",
     "mathjax_href": "$\\href{javascript:window.__pwned='PWN-mjhref'}{x}$",
     "mathjax_require": "$\\require{PWN-require}$ and $$\\class{PWN-class}{x}$$",
+    "mathjax_bbox": "$\\bbox[background:url(http://127.0.0.1:9/PWN-bbox)]{x}$",
     "dollar_space": "$ <img src=x onerror=\"window.__pwned='PWN-dollar'\"> $",
     "code_span_mismatch": "``<img src=x onerror=\"window.__pwned='PWN-tick'\">`",
     "fence_unclosed": "```\n<img src=x onerror=\"window.__pwned='PWN-fence'\">",
