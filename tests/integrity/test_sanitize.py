@@ -102,6 +102,11 @@ def payload_notebook():
         new_output("execute_result", execution_count=1,
                    data={"text/latex": "$\\href{javascript:window.__pwned='PWN-latex'}{x}$"}),
     ]
+    outputs += [  # escaped by nbconvert already; must stay so
+        new_output("stream", name="stdout", text="<script>window.__pwned='PWN-stream'</script>"),
+        new_output("error", ename="ValueError", evalue="<script>window.__pwned='PWN-error'</script>",
+                   traceback=["<img src=x onerror=\"window.__pwned='PWN-traceback'\">"]),
+    ]
     cells.append(new_code_cell("show()", outputs=outputs, execution_count=1))
     cells.append(new_raw_cell("<script>window.__pwned='PWN-raw'</script>",
                               metadata={"raw_mimetype": "text/html"}))
@@ -140,14 +145,17 @@ def _markers(text: str) -> set[str]:
     return set(re.findall(r"PWN-[a-z]+", text))
 
 
-# Inert in stock nbconvert 7 already (escaped, base64-encoded into an <img>, not rendered,
-# or only live once MathJax typesets the page); the sanitiser must keep them inert.
+# Inert in stock nbconvert 7 with chromium already (escaped, base64-encoded into an <img>, not
+# rendered, only live once MathJax typesets the page, a scheme only old browsers run, a second
+# <title>); the sanitiser must keep them inert.
 INERT_IN_STOCK = {"PWN-class", "PWN-comment", "PWN-data", "PWN-dollar", "PWN-entity", "PWN-fence",
                   "PWN-mjhref", "PWN-noscript", "PWN-raw", "PWN-require", "PWN-svgout",
-                  "PWN-svgscript", "PWN-widget", "PWN-attach", "PWN-latex", "PWN-bbox"}
+                  "PWN-svgscript", "PWN-widget", "PWN-attach", "PWN-latex", "PWN-bbox",
+                  "PWN-stream", "PWN-error", "PWN-traceback", "PWN-png", "PWN-vb", "PWN-title"}
 ALL_MARKERS = sorted(_markers(repr(HTML) + repr(MARKDOWN) + repr(EXTRA_OUTPUTS))
                      | {"PWN-raw", "PWN-state", "PWN-png", "PWN-width", "PWN-isolated",
-                        "PWN-latex", "PWN-attach"})
+                        "PWN-latex", "PWN-attach", "PWN-stream", "PWN-error",
+                        "PWN-traceback"})
 
 
 @pytest.mark.parametrize("marker", sorted(set(ALL_MARKERS) - INERT_IN_STOCK))
