@@ -16,9 +16,11 @@ from html.parser import HTMLParser
 
 import nbformat
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output, new_raw_cell
 
-from kit.sanitize import SanitizeStudentContent, sanitize_output
+from kit.sanitize import SanitizeStudentContent, sanitize_html, sanitize_output
 from kit.sanitize_markdown import _MATHJAX_ACTIVE, active_html, safe_url, sanitize_markdown
 from tests.integrity.xss_payloads import HONEST_ANSWER, HONEST_WORDS, HTML, MARKDOWN
 
@@ -227,3 +229,39 @@ def test_config_runs_the_sanitiser_wherever_a_notebook_is_shown():
     assert steps.index(name) == steps.index("nbgrader.preprocessors.SaveAutoGrades") + 1
     assert name in cfg.GenerateFeedback.preprocessors
     assert name in cfg.HTMLExporter.preprocessors  # formgrader renders with an HTMLExporter
+
+
+# Pieces an attacker combines; hypothesis strings them together in any order.
+MARKDOWN_PIECES = [
+    "<", ">", "`", "``", "```", "~~~", "$", "$$", "\\", "\\(", "\\)", "\\[", "\\]", "&#97;",
+    "&amp;", "&#x3C;", "&lt;", "[x](", "](", ")", "![y](", "javascript:", "JaVaScript\\:",
+    "java&#115;cript:", "<img src=x onerror=alert(1)>", "<script>alert(1)</script>", "\n",
+    "\n\n", "    ", "> ", "- ", "<!--", "-->", "]", "(", "!", "*", "a", " ", "[r]: ",
+    "\\href{javascript:alert(1)}{x}", "\\begin{align}", "\\end{align}", '"', "mermaid",
+    "<svg/onload=alert(1)>", "http://127.0.0.1:9/x.png", "data:text/html,<b>", "&", "#", ";",
+]
+HTML_PIECES = [
+    "<", ">", "/", "=", '"', "'", " ", "script", "img", "src", "onerror", "alert(1)", "a",
+    "href", "javascript:", "jav&#x61;script:", "style", "svg", "onload", "iframe", "srcdoc",
+    "math", "<!--", "-->", "<![CDATA[", "]]>", "noscript", "title", "data:image/png;base64,AAAA",
+    "data:text/html,x", "table", "td", "&", "#", "\n", "\t", "form", "action", "base", "meta",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(MARKDOWN_PIECES), min_size=1, max_size=25).map("".join))
+def test_any_markdown_renders_inert_and_sanitising_is_stable(source):
+    from nbconvert.filters.markdown import markdown2html
+
+    clean = sanitize_markdown(source)
+    html = markdown2html(clean)
+    assert active_html(html) == [] and not _MATHJAX_ACTIVE.search(html), (source, clean, html)
+    assert sanitize_markdown(clean) == clean
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(HTML_PIECES), min_size=1, max_size=30).map("".join))
+def test_any_html_output_is_cleaned_to_inert_html(html):
+    clean = sanitize_html(html)
+    assert active_html(clean) == [], (html, clean)
+    assert sanitize_html(clean) == clean
