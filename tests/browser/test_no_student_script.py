@@ -28,6 +28,7 @@ from nbformat.v4 import new_markdown_cell
 from kit.course import copy_course
 from kit.feedback import feedback_page, write_feedback
 from kit.release import release
+from kit.sanitize import BLANK_PNG
 from kit.submitted import build_submission, lay, solution_text
 from tests.browser.harness import HitListener
 from tests.support.nbgrading import nb_meta, read_source
@@ -51,8 +52,7 @@ def js(hit: str, name: str) -> str:
 
 def payload_code(hit: str) -> str:
     j = lambda name: js(hit, name)
-    from kit.sanitize import BLANK_PNG as png
-
+    png = BLANK_PNG
     displays = [
         ("HTML", f"<script>{j('html-script')}</script>"),
         ("HTML", f'<img src=x onerror="{j("html-img")}">'),
