@@ -23,6 +23,10 @@ $(STAMP): pyproject.toml
 	@command -v bwrap >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && apt-get install -y -qq bubblewrap; } \
 	  || echo "*** bubblewrap (bwrap) is missing: grading will refuse to run until it is" \
 	          "installed (as root: apt-get install bubblewrap)" >&2
+	# Browser tests (tests/browser/) drive Debian's chromium: install it when missing.
+	@command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && apt-get install -y -qq chromium; } \
+	  || echo "*** chromium is missing: the browser tests will fail until it is" \
+	          "installed (as root: apt-get install chromium)" >&2
 	$(BIN)/python -m kit.sandbox --install
 	# The grader's secret (.grading_secret, never committed) salts each student's hidden inputs.
 	$(BIN)/python -m kit.secret

@@ -39,12 +39,17 @@ c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 
 # Feedback pages must not show hidden tests: drop their code, and shorten every
 # traceback (it would quote the failing hidden line) to its one-line message.
+# No student content runs in a browser (kit/sanitize.py): the autograded notebook is
+# sanitised, and so is every page rendered from it (feedback here; formgrader through the
+# HTMLExporter setting below, which also covers notebooks autograded before the step existed).
 c.GenerateFeedback.preprocessors = [
+    "kit.sanitize.SanitizeStudentContent",
     "nbgrader.preprocessors.GetGrades",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
     "nbgrader.preprocessors.ClearHiddenTests",
     "kit.feedback.HideTracebacks",
 ]
+c.HTMLExporter.preprocessors = ["kit.sanitize.SanitizeStudentContent"]
 
 # The hidden tests are judged outside the student's kernel (kit/judge.py): the case inputs
 # are written before the kernel starts, and the results it emits are scored after it ran.
@@ -61,6 +66,9 @@ c.Autograde.autograde_preprocessors = [
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
     "nbgrader.preprocessors.LimitOutput",
     "nbgrader.preprocessors.SaveAutoGrades",
+    # after SaveAutoGrades: it compares a written answer with its release checksum to tell
+    # "no response", and a sanitised source must not pass for an answer
+    "kit.sanitize.SanitizeStudentContent",
     "nbgrader.preprocessors.AssignLatePenalties",
     "kit.metadata.CheckCellMetadata",
 ]

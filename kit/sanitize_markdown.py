@@ -1,0 +1,197 @@
+"""Markdown a student wrote, made inert for every HTML view of a graded notebook.
+
+Formgrader and the feedback page render markdown with nbconvert (mistune), which passes raw
+HTML through and keeps ``javascript:`` links; MathJax then typesets the page and would follow
+``\\href{javascript:...}``. :func:`sanitize_markdown` rewrites a markdown source so that none
+of that can happen, while the text and the maths of a written answer still read the same:
+
+- outside code and maths, ``<`` becomes ``&lt;`` (raw HTML shows as the text the student
+  typed), and an image ``![..](..)`` becomes a link to its address (nothing is fetched; an
+  ``attachment:`` image stays);
+- everywhere but code, ``&`` that starts an entity other than ``&lt;``/``&gt;`` gets a
+  zero-width space after it, so it shows as typed and no entity (even decoded twice, as
+  mistune does in link addresses) can spell a scheme such as ``javascript:``;
+- inside maths, ``<`` becomes ``\\lt `` (MathJax draws the same sign);
+- the schemes ``javascript``/``vbscript``/``livescript``/``data`` get a zero-width space
+  before their colon, so a link or image with them is a harmless relative address;
+- the MathJax macros that make links, load extensions or set styles and ids (``\\href``,
+  ``\\url``, ``\\require``, ``\\class``, ``\\cssId``, ``\\style``, ``\\html``,
+  ``\\bbox``) are shown as text.
+
+Code spans and fenced code keep their ``<`` as typed, unless rendering the result with
+nbconvert still yields active HTML (a parser reading the markdown differently than this
+module): then every ``<`` is escaped; if even that is not inert, the cell is shown as a code
+block. :func:`active_html` is that check; the tests use it too.
+"""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+# What nbconvert's markdown renderer itself emits, and the attributes it sets.
+SAFE_TAGS = frozenset([
+    "a", "abbr", "b", "blockquote", "br", "caption", "code", "dd", "del", "div", "dl", "dt",
+    "em", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "img", "ins", "kbd", "li", "mark",
+    "ol", "p", "pre", "q", "s", "samp", "small", "span", "strike", "strong", "sub", "sup",
+    "table", "tbody", "td", "tfoot", "th", "thead", "tr", "tt", "u", "ul", "var", "wbr",
+    "details", "summary", "figure", "figcaption", "cite", "dfn", "time",
+])
+SAFE_ATTRIBUTES = frozenset([
+    "href", "src", "alt", "title", "id", "class", "align", "start", "colspan", "rowspan",
+    "rel", "width", "height", "lang", "dir", "cite", "datetime", "open", "scope", "abbr",
+])
+SAFE_SCHEMES = ("http", "https", "mailto")
+SAFE_IMAGE_DATA = re.compile(r"^data:image/(png|jpeg|gif);base64,[A-Za-z0-9+/=\s]*$",
+                             re.IGNORECASE)
+
+_SCHEME = re.compile(r"^([a-z][a-z0-9+.\-]*):", re.IGNORECASE)
+_CONTROL = re.compile(r"[\x00-\x20\x7f-\x9f\u200b\ufeff]+")
+_DANGEROUS_SCHEME = re.compile(r"(?i)(javascript|vbscript|livescript|data)(\s*\\?):")
+_MATHJAX_ACTIVE = re.compile(r"\\(href|url|require|class|cssId|style|html|bbox)(?![A-Za-z])")
+_ENTITY = re.compile(r"&(?!(?:lt|gt);)(?=#|[A-Za-z][A-Za-z0-9]*;)")
+_IMAGE = re.compile(r"(?<!\\)((?:\\\\)*)!\[(?![^\]\n]*\]\(\s*attachment:)")
+_PROTECTED = re.compile(
+    r"(?P<fence>^[ ]{0,3}(?P<fch>`{3,}|~{3,})[^\n]*\n.*?(?:^[ ]{0,3}(?P=fch)[ \t]*$|\Z))"
+    r"|(?P<code>(?P<ticks>`+)[^`].*?(?<!`)(?P=ticks)(?!`))"
+    r"|(?P<math>\$\$.+?\$\$|\\\[.+?\\\]|\\\(.+?\\\)"
+    r"|\\begin\{(?P<env>[A-Za-z*]+)\}.*?\\end\{(?P=env)\}"
+    r"|\$(?=\S)[^$\n]+?(?<![\s\\])\$)",
+    re.MULTILINE | re.DOTALL,
+)
+
+
+def sanitize_markdown(source: str) -> str:
+    """Return ``source`` with raw HTML, script links and active MathJax macros made inert.
+
+    Parameters
+    ----------
+    source : str
+        Markdown as written in a notebook cell (or a ``text/markdown`` output).
+
+    Returns
+    -------
+    str
+        Markdown whose rendering by nbconvert contains no script, event handler, active tag
+        or script link. Applying it twice gives the same result as applying it once.
+
+    Examples
+    --------
+    >>> sanitize_markdown("Since $a<b$, <b>yes</b> & no")
+    'Since $a\\\\lt b$, &lt;b>yes&lt;/b> & no'
+    """
+    source = neutralise_mathjax(source)
+    source = _DANGEROUS_SCHEME.sub(lambda m: m.group(1) + "\u200b" + m.group(2) + ":", source)
+    for keep_code in (True, False):
+        result = _escape(source, keep_code=keep_code)
+        if _inert(result):
+            return result
+    # Last resort, never met by the payload catalogue: the whole cell as a code block.
+    return "\n" + "\n".join("    " + line for line in result.splitlines()) + "\n"
+
+
+def neutralise_mathjax(text: str) -> str:
+    r"""Show MathJax's link, extension and style macros (``\href``, ...) as text.
+
+    Examples
+    --------
+    >>> print(neutralise_mathjax(r"$\href{javascript:alert(1)}{x}$"))
+    $\backslash\mathtt{href}{javascript:alert(1)}{x}$
+    """
+    return _MATHJAX_ACTIVE.sub(lambda m: r"\backslash\mathtt{" + m.group(1) + "}", text)
+
+
+def _escape(source: str, keep_code: bool) -> str:
+    out, pos = [], 0
+    for m in _PROTECTED.finditer(source):
+        out.append(_escape_text(source[pos:m.start()]))
+        if m.group("math"):
+            out.append(_ENTITY.sub("&\u200b", m.group().replace("<", r"\lt ")))
+        else:
+            out.append(m.group() if keep_code else _escape_text(m.group()))
+        pos = m.end()
+    out.append(_escape_text(source[pos:]))
+    return "".join(out)
+
+
+def _escape_text(text: str) -> str:
+    text = _IMAGE.sub(lambda m: m.group(1) + "\\![", text)
+    return _ENTITY.sub("&\u200b", text).replace("<", "&lt;")
+
+
+class _AnyAttachment(dict):
+    """Every ``attachment:`` name resolves (to an empty PNG): the check needs no real ones."""
+
+    def __contains__(self, name):
+        return True
+
+    def __getitem__(self, name):
+        return {"image/png": ""}
+
+
+def _inert(markdown: str) -> bool:
+    """Whether nbconvert renders ``markdown`` (as formgrader and feedback do) to inert HTML."""
+    from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
+
+    try:
+        renderer = IPythonRenderer(escape=False, attachments=_AnyAttachment())
+        return not active_html(str(MarkdownWithMath(renderer=renderer).render(markdown)))
+    except Exception:  # noqa: BLE001  (a source the renderer rejects is not known inert)
+        return False
+
+
+def safe_url(value: str, image: bool = False) -> bool:
+    """Whether an ``href`` (or, with ``image``, an ``img`` ``src``) can run nothing.
+
+    Relative addresses and http(s)/mailto are safe; an image may also be inline PNG, JPEG or
+    GIF data. Browsers ignore control characters and spaces inside a scheme, so they are
+    ignored here too.
+
+    Examples
+    --------
+    >>> safe_url("https://example.org"), safe_url(" java\\tscript:alert(1)")
+    (True, False)
+    """
+    squeezed = _CONTROL.sub("", value)
+    scheme = _SCHEME.match(squeezed)
+    if scheme is None:
+        return True
+    if image and SAFE_IMAGE_DATA.match(value.strip()):
+        return True
+    return scheme.group(1).lower() in SAFE_SCHEMES
+
+
+class _ActiveFinder(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.problems: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag not in SAFE_TAGS:
+            self.problems.append(f"<{tag}>")
+        for name, value in attrs:
+            if name not in SAFE_ATTRIBUTES:
+                self.problems.append(f"<{tag} {name}=...>")
+            elif (name == "href" and not safe_url(value or "")
+                  or name == "src" and not SAFE_IMAGE_DATA.match((value or "").strip())):
+                self.problems.append(f"<{tag} {name}={value!r}>")
+
+    handle_startendtag = handle_starttag
+
+
+def active_html(html: str) -> list[str]:
+    """List what in ``html`` could run script or act on its own (empty: inert HTML).
+
+    Every tag outside :data:`SAFE_TAGS`, attribute outside :data:`SAFE_ATTRIBUTES` (event
+    handlers, ``style``, ``srcdoc``, ...), link that is not :func:`safe_url` and ``src``
+    that is not inline PNG/JPEG/GIF data (the browser would fetch it) is one entry.
+
+    Examples
+    --------
+    >>> active_html('<p><a href="javascript:alert(1)">x</a><img src=x onerror=alert(1)></p>')
+    ["<a href='javascript:alert(1)'>", "<img src='x'>", '<img onerror=...>']
+    """
+    finder = _ActiveFinder()
+    finder.feed(html)
+    finder.close()
+    return finder.problems
