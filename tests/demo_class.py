@@ -58,7 +58,7 @@ def types_classmate_id(course, assignment):
 
 
 #: problem sets whose exact items are per-student (kpca_ref.variants)
-PER_STUDENT = ("ps1_circle_lift",)
+PER_STUDENT = ("ps1_circle_lift", "ps2_feature_maps", "ps4_centering")
 
 ROSTER = {
     "ada_reference": ALL,
@@ -127,8 +127,10 @@ EXPECTED = {
     "oli_leading_minors": {**NONE, "ps3_mercer": 25},
     # the corrupt file and the wrong notebook cannot be graded: 0, with a line in the summary
     "pat_odd_files": {**NONE, "ps2_feature_maps": 29, "ps3_mercer": 0, "ps4_centering": 0},
-    # exact items lost, everything else earned: ps1 7 of 23
-    "qin_pastes_lecture": {**NONE, "ps1_circle_lift": 16},
-    "ray_pastes_classmate": {**NONE, "ps1_circle_lift": 16},
+    # exact items lost, everything else earned: ps1 7 of 23, ps2 9 of 29, ps4 13 of 29
+    "qin_pastes_lecture": {**NONE, "ps1_circle_lift": 16, "ps2_feature_maps": 20,
+                           "ps4_centering": 16},
+    "ray_pastes_classmate": {**NONE, "ps1_circle_lift": 16, "ps2_feature_maps": 20,
+                             "ps4_centering": 16},
     "sam_typed_classmate_id": {**NONE, "ps1_circle_lift": 16},
 }

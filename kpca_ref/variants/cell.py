@@ -84,7 +84,9 @@ VARIANT_ID = _whose_numbers()
 N = your_numbers(VARIANT_ID)
 print(f"Your numbers (variant for {{VARIANT_ID!r}}):")
 for _name, _value in vars(N).items():
-    _shown = _value.tolist() if isinstance(_value, _sympy.MatrixBase) else _value
+    _shown = _value
+    if isinstance(_value, _sympy.MatrixBase):  # a column as a flat list, others by rows
+        _shown = list(_value) if _value.cols == 1 else _value.tolist()
     print(f"  N.{{_name}} = {{_shown}}")'''
 
 

@@ -35,7 +35,7 @@ def literal(value) -> str:
         return "[" + ", ".join(literal(v) for v in value) + "]"
     if isinstance(value, bool) or value in (sp.true, sp.false):
         return "True" if bool(value) else "False"
-    return f"sympy.sympify({str(value)!r})"
+    return f"__import__('sympy').sympify({str(value)!r})"
 
 
 def student_values(ps: str, student: str) -> dict:
