@@ -57,11 +57,12 @@ def test_partial_credit_is_rounded_to_cents(capsys):
             raise NotImplementedError("only small n")
         return np.eye(n) - 1.0 / n
 
-    assert run_grade("centring_matrix", small_only, 1) == 0.67
-    assert run_grade("centring_matrix", small_only, 3) == 2.0
+    # 3 of its 5 groups pass (it never raises the errors the notebook asks for)
+    assert run_grade("centring_matrix", small_only, 1.37) == 0.82  # 0.822 rounded
+    assert run_grade("centring_matrix", small_only, 3) == 1.8
     out = capsys.readouterr().out
     assert "✗ n up to 300: case 1 of 2: raised NotImplementedError: only small n" in out
-    assert "centring_matrix: 2 of 3 case groups passed, 2 of 3 points" in out
+    assert "centring_matrix: 3 of 5 case groups passed, 1.8 of 3 points" in out
 
 
 def test_not_callable_earns_nothing(capsys):
@@ -81,7 +82,8 @@ def test_exceptions_are_reported_briefly(capsys):
     def leave(K):
         sys.exit(3)
 
-    assert run_grade("centre_kernel", crash, 2) == 0.0
+    # always raising ValueError passes only the group that asks for one (1 of 7)
+    assert run_grade("centre_kernel", crash, 2) == 0.29
     assert run_grade("centre_kernel", leave, 2) == 0.0
     out = capsys.readouterr().out
     assert "Traceback" not in out and "x" * 200 not in out

@@ -91,8 +91,10 @@ def test_planned_calls_and_a_missing_payload():
                     nbformat.v4.new_output("stream", name="stderr", text="a warning\n")]
     assert judge_cell(cell, who=Identity("ada", set())) == 1.0
     kinds = [(o.output_type, o.get("name")) for o in cell.outputs]
-    assert kinds == [("stream", "stdout"), ("stream", "stdout"), ("execute_result", None)]
-    assert "did not run" in cell.outputs[1].text and cell.outputs[2].data["text/plain"] == "1.0"
+    # the kernel's own stdout/stderr of a test cell is dropped: only the judge's lines remain
+    assert kinds == [("stream", "stdout"), ("execute_result", None)]
+    assert "a warning" not in cell.outputs[0].text
+    assert "did not run" in cell.outputs[0].text and cell.outputs[1].data["text/plain"] == "1.0"
 
 
 def _exact_cell(name, value, points=2):
@@ -135,3 +137,33 @@ def test_a_typed_id_of_someone_else_zeroes_exact_items_with_a_line():
     assert "'bob'" in cell.outputs[0].text and "'ada'" in cell.outputs[0].text
     adas = variants.variant("ps1_circle_lift", "ada").answers["ps1_circle_u"]
     assert judge_cell(_exact_cell("ps1_circle_u", adas), who=Identity("ada", {"ada", ""})) == 2.0
+
+
+def test_a_test_cell_shows_only_its_own_check_messages():
+    from kit.judge import visible_error
+
+    source = ('assert f(1) == 2, "f(1) should be 2"\nassert g(3), f"g({3}) failed for {n}"\n'
+              '### BEGIN HIDDEN TESTS\nassert h(), "hidden message"\n### END HIDDEN TESTS')
+
+    def shown(ename, evalue):
+        return visible_error({"ename": ename, "evalue": evalue}, source)["evalue"]
+
+    assert shown("AssertionError", "f(1) should be 2") == "f(1) should be 2"
+    assert shown("AssertionError", "g(3) failed for 12") == "g(3) failed for 12"
+    assert "not shown" in shown("AssertionError", "hidden message")
+    assert "not shown" in shown("AssertionError", "stash: [[0.12, 3.4]]")
+    assert "not shown" in shown("ValueError", "f(1) should be 2")
+
+
+def test_hidden_code_is_replaced_by_one_probe_call():
+    from kit.judge import planned_entries, without_hidden_code
+
+    source = ("x = 1\n### BEGIN HIDDEN TESTS\nimport kpca_probe as _grading\n"
+              "(_grading.grade('lift', lift, points=3)\n"
+              " + _grading.grade_exact('ps1_circle_u', answers[0], points=2))\n"
+              "### END HIDDEN TESTS")
+    assert planned_entries(source) == [("grade", "lift", "lift", 3.0),
+                                       ("grade_exact", "ps1_circle_u", "answers[0]", 2.0)]
+    run = without_hidden_code(source, "lift_test")
+    assert run == "x = 1\n__import__('kpca_probe').run_hidden('lift_test')\n"
+    assert "_grading" not in run and "points" not in run

@@ -4,8 +4,9 @@ The text of every cell of ``release/<ps>/<ps>.ipynb`` (markdown, code, comments,
 visible checks, plot labels) is searched for every exact answer of every candidate of every
 family, and for the lecture's own answers: a vector or matrix as its entries in order (plain
 or LaTeX, separated by commas, ``&``, ``\\\\`` or semicolons), a fraction or radical as
-``p/q``, ``\\frac{p}{q}`` or its sympy text. Integers alone are not searched: they are
-everywhere (and a single integer answer tells nothing about whose it is).
+``p/q``, ``\\frac{p}{q}`` or its sympy text. Integers alone, pairs of integers and triples
+of integers of size at most 2 are not searched: they are everywhere (``(3, 1)``, ``x = -1, 0,
+1``), and such a short answer tells nothing about whose it is.
 """
 
 from __future__ import annotations
@@ -51,8 +52,9 @@ def patterns(value) -> set[str]:
     if len(entries) == 1:
         entry = sp.sympify(entries[0])
         return set() if entry.is_Integer else _forms(entry)
-    if len(entries) == 2 and all(sp.sympify(e).is_Integer for e in entries):
-        return set()  # "(3, 1)" is an argument list as often as an answer
+    if all(sp.sympify(e).is_Integer for e in entries) and (
+            len(entries) == 2 or len(entries) == 3 and max(abs(int(e)) for e in entries) <= 2):
+        return set()  # "(3, 1)" or "-1, 0, 1" is an argument list or data as often as an answer
     found = set()
     for kind in (str, sp.latex):
         texts = [kind(sp.sympify(e)).replace(" ", "") for e in entries]
