@@ -103,6 +103,22 @@ def write_cells(root: Path = REPO_ROOT, assignments=ASSIGNMENTS) -> list[str]:
     return changed
 
 
+def counts_table() -> str:
+    """Markdown table: each family of numbers, its variant count and the items built on it."""
+    rows = ["| problem set | family | numbers | variants | exact items built on it |",
+            "|---|---|---|---|---|"]
+    for ps in variants.PROBLEM_SETS:
+        try:
+            mod = variants.module(ps)
+        except ModuleNotFoundError:
+            continue
+        for family, options in variants.families(ps).items():
+            names = ", ".join(f"`N.{n}`" for n in options[0])
+            items = ", ".join(f"`{i}`" for i, fams in mod.ITEMS.items() if family in fams)
+            rows.append(f"| `{ps}` | {family} | {names} | {len(options)} | {items} |")
+    return "\n".join(rows)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m kit.variants", description=__doc__.split(
         "\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -113,7 +129,12 @@ def main(argv=None) -> int:
     parser.add_argument("--out", type=Path, help="CSV written with --roster")
     parser.add_argument("--write-cells", action="store_true",
                         help="refresh the numbers cell of every source notebook")
+    parser.add_argument("--counts", action="store_true",
+                        help="print the README's table of variant counts")
     args = parser.parse_args(argv)
+    if args.counts:
+        print(counts_table())
+        return 0
     if args.write_cells:
         changed = write_cells()
         print("numbers cells rewritten: " + (", ".join(changed) or "none (all current)"))

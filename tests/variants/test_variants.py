@@ -173,3 +173,10 @@ def test_source_solution_earns_every_exact_point_on_50_ids(ps):
         wrong = {n: judge_exact(n, v, student).message for n, v in values.items()
                  if not judge_exact(n, v, student).ok}
         assert not wrong, (student, wrong)
+
+
+def test_readme_lists_every_family_with_its_count():
+    from kit.variants import counts_table
+
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    assert counts_table() in readme, "run: python -m kit.variants --counts, paste into README"
