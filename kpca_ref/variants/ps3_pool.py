@@ -23,7 +23,7 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["LECTURE_TEXTS", "POOL", "Candidate", "pool"]
+__all__ = ["LECTURE_TEXTS", "PICTURED", "POOL", "Candidate", "pool"]
 
 NONNEG = "  [scalars x, x' >= 0]"
 SCALARS = "  [scalars x, x']"
@@ -36,6 +36,9 @@ LECTURE_TEXTS = (
     "x.x'", "(x.x' + 1)^2", "exp(-||x - x'||^2)", "||x - x'||^2", "-x.x'", "x.x' - 1",
     "(x.x')^3", "exp(||x - x'||^2)", "min(x, x')" + NONNEG, "x_1 * x'_2",
 )
+
+#: the functions the notebook's picture plots that are not in the lecture's list
+PICTURED = ("(x.x' - 1)^2",)
 
 
 @dataclass(frozen=True)
@@ -242,8 +245,9 @@ def _everything() -> tuple[Candidate, ...]:
 
 
 def pool() -> tuple[Candidate, ...]:
-    """Every candidate a student can get: the lecture's ten left out, in a fixed order."""
-    return tuple(c for c in _everything() if c.text not in LECTURE_TEXTS)
+    """Every candidate a student can get, in a fixed order: the lecture's ten and the
+    notebook's pictured functions left out (the picture shows how their spectra behave)."""
+    return tuple(c for c in _everything() if c.text not in LECTURE_TEXTS + PICTURED)
 
 
 #: text -> candidate, the lecture's ten included (the grader's only way from a text to a

@@ -17,7 +17,7 @@ IS_SYMMETRIC_ELEMENTWISE = '''
 def is_symmetric(K, tol=1e-10):
     K = np.array(K, dtype=float)
     if K.ndim != 2 or K.shape[0] != K.shape[1]:
-        return False
+        raise ValueError("a Gram matrix is square")
     scale = max(1.0, np.abs(K).max()) if K.size else 1.0
     return bool(np.all(np.abs(K - K.T) <= tol * scale))
 '''
@@ -231,10 +231,11 @@ VARIANTS = {
         "lost": {"is_psd_tests": 1.0},
     },
     "exact_symmetry": {
-        "description": "is_symmetric with exact equality: fails the hidden groups 'round-off "
-                       "asymmetry at scale 1e8' and 'the tol argument' (2 of 4)",
+        "description": "is_symmetric with exact equality, and False for a matrix that is not "
+                       "square: fails the hidden groups 'round-off asymmetry at scale 1e8', 'the "
+                       "tol argument' and 'a matrix that is not square: ValueError' (3 of 5)",
         "cells": {"is_symmetric_answer": IS_SYMMETRIC_EXACT},
-        "lost": {"is_symmetric_tests": 1.0},
+        "lost": {"is_symmetric_tests": 1.2},
     },
     "mirrored_gram": {
         "description": "gram evaluates the upper triangle only and mirrors it: fails the hidden group "
@@ -244,9 +245,11 @@ VARIANTS = {
     },
     "zero_threshold_search": {
         "description": "find_counterexample treats any negative eigenvalue (round-off) as a witness: "
-                       "'refutes' the linear kernel, failing the hidden group of valid kernels (1 of 5)",
+                       "'refutes' the linear kernel, failing the hidden group of valid kernels (1 of "
+                       "5); the verdicts it gives lose too: on this id's list it 'refutes' three "
+                       "kernels, (x.x' + 1)^2 - 1, sin(x) sin(x') and x.x' + 1 (1.5 of 5)",
         "cells": {"find_counterexample_answer": FIND_ZERO_THRESHOLD},
-        "lost": {"find_counterexample_tests": 1.0},
+        "lost": {"find_counterexample_tests": 1.0, "verdicts_tests": 1.5},
     },
     "dist_not_squared": {
         "description": "Part 2 (a) and (b) with the distance ||x - x'|| in place of its square: "
