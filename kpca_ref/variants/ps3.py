@@ -21,7 +21,8 @@ Families:
 ``verdicts``
     ten candidate functions ``N.k1 ... N.k10`` (plain text, see
     :mod:`kpca_ref.variants.ps3_pool`), five kernels and five not, from ten different
-    groups, in their own order (120 candidates).
+    groups, in their own order; no two lists share their pattern of verdicts, and none has
+    the lecture's pattern (150 candidates).
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ UP_TO_SIGN = frozenset()
 NICE = {"denominator": 1}
 
 _LARGEST_C = 105
-_VERDICT_LISTS = 120
+_VERDICT_LISTS = 150
 
 
 def _key(*parts) -> int:
@@ -114,6 +115,7 @@ def _verdict_lists() -> list[dict]:
     everything = pool()
     valid = [c for c in everything if c.valid]
     invalid = [c for c in everything if not c.valid]
+    lecture = tuple(POOL[text].valid for text in LECTURE_TEXTS)
     found, seen = [], set()
     for i in itertools.count():
         if len(found) == _VERDICT_LISTS:
@@ -124,8 +126,11 @@ def _verdict_lists() -> list[dict]:
         chosen = _pick(i, first, used, SLOTS // 2) + _pick(i, second, used, SLOTS // 2)
         chosen.sort(key=lambda c: _key("order", i, c.text))
         texts = tuple(c.text for c in chosen)
-        if len(texts) == SLOTS and texts not in seen:
-            seen.add(texts)
+        verdicts = tuple(c.valid for c in chosen)
+        # one list per pattern of verdicts, never the lecture's pattern: pasting the
+        # lecture's or a classmate's verdicts matches a whole list almost never
+        if len(texts) == SLOTS and verdicts not in seen and verdicts != lecture:
+            seen.add(verdicts)
             found.append({f"k{j + 1}": text for j, text in enumerate(texts)})
     raise AssertionError("unreachable")  # pragma: no cover
 

@@ -246,10 +246,9 @@ VARIANTS = {
     "zero_threshold_search": {
         "description": "find_counterexample treats any negative eigenvalue (round-off) as a witness: "
                        "'refutes' the linear kernel, failing the hidden group of valid kernels (1 of "
-                       "5); the verdicts it gives lose too: on this id's list it 'refutes' three "
-                       "kernels, (x.x' + 1)^2 - 1, sin(x) sin(x') and x.x' + 1 (1.5 of 5)",
+                       "5); the verdicts built on it happen to be right on this id's list",
         "cells": {"find_counterexample_answer": FIND_ZERO_THRESHOLD},
-        "lost": {"find_counterexample_tests": 1.0, "verdicts_tests": 1.5},
+        "lost": {"find_counterexample_tests": 1.0},
     },
     "dist_not_squared": {
         "description": "Part 2 (a) and (b) with the distance ||x - x'|| in place of its square: "
@@ -293,9 +292,9 @@ VARIANTS = {
     },
     "negative_entries_verdict": {
         "description": "declares a function invalid when its Gram matrix has a negative entry: on "
-                       "this id's list that rejects the kernel x_1 x'_1 + 2 x_2 x'_2 (one verdict "
-                       "of ten, half a point)",
+                       "this id's list that rejects the kernels x.x' + 1, (x.x' + 1)^2 - 1 and "
+                       "(x.x' + 1)^3 (three verdicts of ten, half a point each)",
         "cells": {"verdicts_answer": VERDICTS_NEGATIVE_ENTRIES},
-        "lost": {"verdicts_tests": 0.5},
+        "lost": {"verdicts_tests": 1.5},
     },
 }
