@@ -57,6 +57,8 @@ def is_symmetric():
         Group("round-off asymmetry at scale 1e8", [Case((big,))]),
         Group("the tol argument", [Case((tiny_asym,), {"tol": 1e-3}),
                                    Case((tiny_asym,), {"tol": 1e-7})]),
+        Group("a matrix that is not square: ValueError", [
+            Case((r.standard_normal((2, 3)),), expect_error=ValueError)]),
     ]
 
 

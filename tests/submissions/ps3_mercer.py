@@ -17,7 +17,7 @@ IS_SYMMETRIC_ELEMENTWISE = '''
 def is_symmetric(K, tol=1e-10):
     K = np.array(K, dtype=float)
     if K.ndim != 2 or K.shape[0] != K.shape[1]:
-        return False
+        raise ValueError("a Gram matrix is square")
     scale = max(1.0, np.abs(K).max()) if K.size else 1.0
     return bool(np.all(np.abs(K - K.T) <= tol * scale))
 '''
@@ -70,7 +70,10 @@ def find_counterexample(k, d, max_points=6, seed=0):
 '''
 
 VERDICTS_AS_LIST = '''
-verdicts = [bool(v) for v in (1, 1, 1, 0, 0, 0, 1, 0, 1, 0)]
+verdicts = []
+for i in range(1, 11):
+    k_i, d_i = candidate(getattr(N, f"k{i}"))
+    verdicts.append(bool(find_counterexample(k_i, d_i, max_points=5, seed=3) is None))
 '''
 
 # ---------------------------------------------------------------- classic mistakes
@@ -141,14 +144,42 @@ def find_counterexample(k, d, max_points=6, seed=0):
     return None
 '''
 
+# "a Gram matrix with a negative entry cannot be PSD": also rejects the valid kernels of the
+# list whose Gram matrices have negative entries (x.x' times a positive number, (x.x')^3, ...)
 VERDICTS_NEGATIVE_ENTRIES = '''
-verdicts = (True, True, True, False, False, False, False, False, True, False)   # 7: "negative entries"
+X_probe = np.random.default_rng(5).standard_normal((6, 2))
+verdicts = []
+for i in range(1, 11):
+    k_i, d_i = candidate(getattr(N, f"k{i}"))
+    negative = bool((gram(k_i, X_probe[:, :d_i]) < 0).any())
+    verdicts.append(find_counterexample(k_i, d_i) is None and not negative)
+verdicts = tuple(verdicts)
 '''
 
 FLOAT_ANSWERS = {
-    "k_dist_answer": "K_dist = np.array([[0.0, 13.0], [13.0, 0.0]])",
-    "eig_dist_answer": "eig_dist = np.linalg.eigvalsh(np.array([[0.0, 13.0], [13.0, 0.0]]))[::-1]",
-    "min_eig_exp_plus_answer": "min_eig_exp_plus = 1 - np.e",
+    "k_dist_answer": '''
+gap = np.array([float(v) for v in N.x1 - N.x2])
+K_dist = np.array([[0.0, gap @ gap], [gap @ gap, 0.0]])''',
+    "eig_dist_answer": "eig_dist = np.linalg.eigvalsh(K_dist)[::-1]",
+    "min_eig_exp_plus_answer": '''
+m_float = -float(N.gamma) * float(N.t1 - N.t2) ** 2
+min_eig_exp_plus = float(N.s) * (1 - np.exp(m_float))''',
+}
+
+# the kernel taken as the distance ||x - x'||, not its square
+DISTANCE_NOT_SQUARED = {
+    "k_dist_answer": '''
+root = sqrt((N.x1 - N.x2).dot(N.x1 - N.x2))
+K_dist = Matrix([[0, root], [root, 0]])''',
+    "eig_dist_answer": "eig_dist = Matrix(sorted(K_dist.eigenvals(multiple=True), reverse=True))",
+}
+
+# the least eigenvalue s (1 - e^m) of s exp(-gamma (t - t')^2), m = -gamma (t1 - t2)^2, got wrong
+EXP_PLUS_MISTAKES = {
+    "gamma_sign": "min_eig_exp_plus = N.s * (1 - exp(N.gamma * (N.t1 - N.t2) ** 2))",
+    "largest_eigenvalue": "min_eig_exp_plus = N.s * (1 + exp(-N.gamma * (N.t1 - N.t2) ** 2))",
+    "scale_dropped": "min_eig_exp_plus = 1 - exp(-N.gamma * (N.t1 - N.t2) ** 2)",
+    "difference_not_squared": "min_eig_exp_plus = N.s * (1 - exp(-N.gamma * abs(N.t1 - N.t2)))",
 }
 
 VARIANTS = {
@@ -200,10 +231,11 @@ VARIANTS = {
         "lost": {"is_psd_tests": 1.0},
     },
     "exact_symmetry": {
-        "description": "is_symmetric with exact equality: fails the hidden groups 'round-off "
-                       "asymmetry at scale 1e8' and 'the tol argument' (2 of 4)",
+        "description": "is_symmetric with exact equality, and False for a matrix that is not "
+                       "square: fails the hidden groups 'round-off asymmetry at scale 1e8', 'the "
+                       "tol argument' and 'a matrix that is not square: ValueError' (3 of 5)",
         "cells": {"is_symmetric_answer": IS_SYMMETRIC_EXACT},
-        "lost": {"is_symmetric_tests": 1.0},
+        "lost": {"is_symmetric_tests": 1.2},
     },
     "mirrored_gram": {
         "description": "gram evaluates the upper triangle only and mirrors it: fails the hidden group "
@@ -213,9 +245,44 @@ VARIANTS = {
     },
     "zero_threshold_search": {
         "description": "find_counterexample treats any negative eigenvalue (round-off) as a witness: "
-                       "'refutes' the linear kernel, failing the hidden group of valid kernels (1 of 5)",
+                       "'refutes' the linear kernel, failing the hidden group of valid kernels (1 of "
+                       "5); the verdicts built on it happen to be right on this id's list",
         "cells": {"find_counterexample_answer": FIND_ZERO_THRESHOLD},
         "lost": {"find_counterexample_tests": 1.0},
+    },
+    "dist_not_squared": {
+        "description": "Part 2 (a) and (b) with the distance ||x - x'|| in place of its square: "
+                       "both exact answers lose [diagnosis: distance_not_squared]",
+        "cells": DISTANCE_NOT_SQUARED,
+        "lost": {"k_dist_tests": 2.0, "eig_dist_tests": 2.0},
+        "diagnoses": {"k_dist_tests": "distance_not_squared",
+                      "eig_dist_tests": "distance_not_squared"},
+    },
+    "exp_gamma_sign": {
+        "description": "Part 2 (c) with the usual RBF sign, exponent -m: [diagnosis: gamma_sign]",
+        "cells": {"min_eig_exp_plus_answer": EXP_PLUS_MISTAKES["gamma_sign"]},
+        "lost": {"min_eig_exp_plus_tests": 2.0},
+        "diagnoses": {"min_eig_exp_plus_tests": "gamma_sign"},
+    },
+    "exp_largest_eigenvalue": {
+        "description": "Part 2 (c) answers the largest eigenvalue s (1 + e^m) "
+                       "[diagnosis: largest_eigenvalue]",
+        "cells": {"min_eig_exp_plus_answer": EXP_PLUS_MISTAKES["largest_eigenvalue"]},
+        "lost": {"min_eig_exp_plus_tests": 2.0},
+        "diagnoses": {"min_eig_exp_plus_tests": "largest_eigenvalue"},
+    },
+    "exp_scale_dropped": {
+        "description": "Part 2 (c) forgets the scale s (this id has s = 4) [diagnosis: scale_dropped]",
+        "cells": {"min_eig_exp_plus_answer": EXP_PLUS_MISTAKES["scale_dropped"]},
+        "lost": {"min_eig_exp_plus_tests": 2.0},
+        "diagnoses": {"min_eig_exp_plus_tests": "scale_dropped"},
+    },
+    "exp_not_squared": {
+        "description": "Part 2 (c) with |t1 - t2| in the exponent, not its square (this id has "
+                       "|t1 - t2| = 2) [diagnosis: difference_not_squared]",
+        "cells": {"min_eig_exp_plus_answer": EXP_PLUS_MISTAKES["difference_not_squared"]},
+        "lost": {"min_eig_exp_plus_tests": 2.0},
+        "diagnoses": {"min_eig_exp_plus_tests": "difference_not_squared"},
     },
     "floats_not_exact": {
         "description": "the by-hand answers of Part 2 entered as floats: the visible type checks ask "
@@ -224,9 +291,10 @@ VARIANTS = {
         "lost": {"k_dist_tests": 2.0, "eig_dist_tests": 2.0, "min_eig_exp_plus_tests": 2.0},
     },
     "negative_entries_verdict": {
-        "description": "declares (x.x')^3 invalid because its Gram matrices have negative entries "
-                       "(one verdict of ten, half a point)",
+        "description": "declares a function invalid when its Gram matrix has a negative entry: on "
+                       "this id's list that rejects the kernels x.x' + 1, (x.x' + 1)^2 - 1 and "
+                       "(x.x' + 1)^3 (three verdicts of ten, half a point each)",
         "cells": {"verdicts_answer": VERDICTS_NEGATIVE_ENTRIES},
-        "lost": {"verdicts_tests": 0.5},
+        "lost": {"verdicts_tests": 1.5},
     },
 }

@@ -1,0 +1,215 @@
+"""ps3_mercer's per-student numbers: stored draws, the pairs, the negative-gamma RBF, the verdicts."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from kpca_ref import variants
+from kpca_ref.grading.harness import judge_exact
+from kpca_ref.mercer import find_counterexample
+from kpca_ref.variants import ps3
+from kpca_ref.variants.ps3_pool import LECTURE_TEXTS, PICTURED, POOL, pool
+from tests.support.nbgrading import nb_meta, read_source
+
+PS = "ps3_mercer"
+
+#: the numbers of five fixed ids, as drawn when the families were written
+STORED = {
+    'ada_lee': {
+        "x1": [[3, 1]],
+        "x2": [[-1, 10]],
+        "s": 4,
+        "gamma": -10,
+        "t1": 0,
+        "t2": 1,
+        "k1": "cos(x - x')  [scalars x, x']",
+        "k2": "2 * x.x'",
+        "k3": "1 / (1 + 2 * ||x - x'||^2)",
+        "k4": "2 * exp(||x - x'||^2)",
+        "k5": "x_1 * x'_1 + 2 * x_2 * x'_2",
+        "k6": "(x.x' + 1)^2 - 2",
+        "k7": "x.x' - 1/2",
+        "k8": "2  [the same for every x, x']",
+        "k9": "exp(2 * ||x - x'||^2)",
+        "k10": "(x.x' - 2)^4",
+    },
+    's000000001': {
+        "x1": [[2, 1]],
+        "x2": [[-1, 5]],
+        "s": 3,
+        "gamma": -13,
+        "t1": 0,
+        "t2": -1,
+        "k1": "x.x' / 2",
+        "k2": "x.x' - 1/2",
+        "k3": "(x.x')^4",
+        "k4": "exp(3 * ||x - x'||^2)",
+        "k5": "||x - x'||",
+        "k6": "exp(x.x')",
+        "k7": "x_1 * x'_1 - x_2 * x'_2",
+        "k8": "x * x'  [scalars x, x']",
+        "k9": "min(x, x') - 1  [scalars x, x' >= 0]",
+        "k10": "(x.x' + 1)^2 - 1",
+    },
+    'bob': {
+        "x1": [[-2, -1, 2, 2]],
+        "x2": [[-1, 4, 5, 4]],
+        "s": 5,
+        "gamma": -2,
+        "t1": -2,
+        "t2": -3,
+        "k1": "exp(2 * ||x - x'||^2)",
+        "k2": "cos(x - x')  [scalars x, x']",
+        "k3": "-3 * x.x'",
+        "k4": "(x.x' + 2)^4",
+        "k5": "min(x, x') - 1  [scalars x, x' >= 0]",
+        "k6": "3 * ||x - x'||^2",
+        "k7": "exp(x.x' / 2)",
+        "k8": "x.x' - 1/2",
+        "k9": "2 * exp(-||x - x'||^2)",
+        "k10": "x_1 * x'_1 + 2 * x_2 * x'_2",
+    },
+    'zoe.k@uni.example': {
+        "x1": [[3, -2, -1]],
+        "x2": [[-3, 4, 3]],
+        "s": 4,
+        "gamma": -3,
+        "t1": 0,
+        "t2": 2,
+        "k1": "-2 * ||x - x'||^2",
+        "k2": "exp(-||x - x'||^2 / 2)",
+        "k3": "x.x' + 3",
+        "k4": "(x.x')^2 - x.x'",
+        "k5": "x.x' + x_1",
+        "k6": "-1  [the same for every x, x']",
+        "k7": "3 * exp(-||x - x'||^2)",
+        "k8": "3 * x.x'",
+        "k9": "(x.x' - 1)^4",
+        "k10": "1 / (1 + 2 * ||x - x'||^2)",
+    },
+    '12345': {
+        "x1": [[0, -3]],
+        "x2": [[-5, 2]],
+        "s": 6,
+        "gamma": -13,
+        "t1": 2,
+        "t2": 1,
+        "k1": "(x.x')^2 + x.x'",
+        "k2": "2 / (1 + ||x - x'||^2)",
+        "k3": "(x.x')^4",
+        "k4": "-x.x' / 2",
+        "k5": "cos(x + x')  [scalars x, x']",
+        "k6": "min(x, x') - 1  [scalars x, x' >= 0]",
+        "k7": "x_1 * x'_1",
+        "k8": "exp(3 * ||x - x'||^2)",
+        "k9": "2 * ||x - x'||^2",
+        "k10": "x.x' + 3",
+    },
+}
+
+
+@pytest.mark.parametrize("student", sorted(STORED))
+def test_stored_numbers_are_drawn_again(student):
+    assert variants.numbers(PS, student) == variants._namespace({"all": STORED[student]})
+
+
+def _c(pair) -> int:
+    return sum((a - b) ** 2 for a, b in zip(pair["x1"][0], pair["x2"][0]))
+
+
+def test_pairs_have_one_squared_distance_each_and_integer_eigenvalues():
+    pairs = variants.families(PS)["pair"]
+    distances = [_c(p) for p in pairs]
+    assert len(set(distances)) == len(pairs) and 13 not in distances
+    for pair in pairs:
+        assert len(pair["x1"][0]) == len(pair["x2"][0]) in (2, 3, 4)
+        n = variants._namespace({"pair": pair, **{f: ps3.LECTURE[f] for f in ("exp_plus",
+                                                                              "verdicts")}})
+        c = _c(pair)
+        assert ps3.answers(n)["ps3_dist_eigenvalues"] == sp.Matrix([c, -c])
+
+
+def test_exp_plus_gamma_is_negative_and_each_scale_and_exponent_comes_once():
+    found = set()
+    for option in variants.families(PS)["exp_plus"]:
+        assert option["gamma"] < 0 and option["s"] >= 1 and option["t1"] != option["t2"]
+        found.add((option["s"], -option["gamma"] * (option["t1"] - option["t2"]) ** 2))
+    assert len(found) == len(variants.families(PS)["exp_plus"]) and (1, 1) not in found
+
+
+def test_every_verdict_list_is_five_and_five_from_ten_groups_without_the_lecture_s():
+    lists = variants.families(PS)["verdicts"]
+    for option in lists:
+        chosen = [POOL[option[f"k{i}"]] for i in range(1, 11)]
+        assert sum(c.valid for c in chosen) == 5, option
+        assert len({c.group for c in chosen}) == 10, option
+        assert not set(option.values()) & set(LECTURE_TEXTS + PICTURED), option
+    patterns = {tuple(POOL[o[f"k{i}"]].valid for i in range(1, 11)) for o in lists}
+    assert len(patterns) == len(lists), "two lists share their pattern of verdicts"
+    assert tuple(POOL[t].valid for t in LECTURE_TEXTS) not in patterns
+
+
+def test_the_theory_s_verdicts_agree_with_the_reference_search():
+    """Each verdict of the pool: a kernel is never refuted, a non-kernel always is."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        wrong = [c.text for c in POOL.values()
+                 if (find_counterexample(c.k, c.d) is None) != c.valid]
+    assert not wrong
+    assert len(pool()) == len(POOL) - len(LECTURE_TEXTS) - len(PICTURED)
+
+
+def _helper():
+    cells = [c for c in read_source(PS).cells if nb_meta(c).get("grade_id") == "candidate_helper"]
+    assert len(cells) == 1 and nb_meta(cells[0]).get("locked")
+    space = {"np": np}
+    exec(cells[0].source, space)  # noqa: S102 - the notebook's own locked cell
+    return space["candidate"]
+
+
+def test_the_notebook_s_helper_computes_every_candidate_as_the_pool_does():
+    candidate = _helper()
+    rng = np.random.default_rng(0)
+    for text, entry in POOL.items():
+        k, d = candidate(text)
+        assert d == entry.d, text
+        for _ in range(10):
+            x, y = 1.5 * rng.standard_normal(d), 1.5 * rng.standard_normal(d)
+            assert np.isclose(k(x, y), entry.k(x, y), rtol=1e-12, atol=1e-12), text
+
+
+@pytest.mark.parametrize("text", ["__import__('os').getcwd()", "x.x'.real", "open('f')",
+                                  "exp(x.x', y=1)", "[x.x']"])
+def test_the_helper_evaluates_nothing_outside_the_notation(text):
+    with pytest.raises((ValueError, SyntaxError)):
+        _helper()(text)
+
+
+def test_the_grader_only_looks_texts_up():
+    n = variants.numbers(PS, "ada_lee")
+    n.k3 = "__import__('os').getcwd()"
+    with pytest.raises(KeyError, match="not a candidate function"):
+        ps3.answers(n)
+
+
+@pytest.mark.parametrize("student", ["ada_lee", "bob", "12345"])
+def test_each_classic_mistake_is_named_and_never_the_right_answer(student):
+    v = variants.variant(PS, student)
+    for name, found in v.mistakes.items():
+        assert found, name
+        for code, _, wrong in found:
+            assert wrong != v.answers[name], (name, code)
+            verdict = judge_exact(name, wrong, student)
+            assert not verdict.ok and verdict.code == code, (name, code, verdict)
+
+
+def test_the_release_states_no_verdict_and_no_exp_plus_value():
+    from kit.course import REPO_ROOT
+
+    text = (REPO_ROOT / "release" / PS / f"{PS}.ipynb").read_text(encoding="utf-8")
+    for leak in ("  (valid)", "(not valid)", "1 - E", "1 - e^", "1-e", "e^{c}", "= 13"):
+        assert leak not in text, leak
