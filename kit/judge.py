@@ -29,42 +29,21 @@ from __future__ import annotations
 
 import ast
 import os
-import re
 from pathlib import Path
 
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool
 
 import kpca_probe
+from kit.cells import _HIDDEN, _meta, is_test_cell, visible_error
+from kit.forbidden import FORBIDDEN_LINE, forbidden_parts
 from kit.identity import Identity, numbers_text, typed_ids
+from kit.verdicts import verdict_lists
 from kpca_probe.wire import decode, decode_error
 
 __all__ = ["JudgeHiddenTests", "WriteCases", "forbidden_parts", "judge_cell", "planned_calls"]
 
-_HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS\n?(.*?)### END HIDDEN TESTS", re.DOTALL)
-FORBIDDEN_MODULES = ("kpca_ref",)
-FORBIDDEN_NAMES = ("KernelPCA", "KernelCenterer")
-FORBIDDEN_LINE = ("✗ this part uses the reference implementation (kpca_ref) or scikit-learn's "
-                  "KernelPCA/KernelCenterer: not allowed, it earns nothing "
-                  "[diagnosis: forbidden_import]")
 DID_NOT_RUN = "this test did not run (no result arrived from the notebook)"
-
-
-def _meta(cell) -> dict:
-    return cell.get("metadata", {}).get("nbgrader", {})
-
-
-def is_test_cell(cell) -> bool:
-    """An auto-graded test cell: code, ``grade`` and not ``solution``."""
-    return cell.cell_type == "code" and bool(_meta(cell).get("grade")) and not _meta(cell).get(
-        "solution")
-
-
-def is_student_code(cell) -> bool:
-    """Code the student wrote: answer cells and cells the student added (not locked)."""
-    meta = _meta(cell)
-    return cell.cell_type == "code" and not is_test_cell(cell) and (
-        meta.get("solution") or not meta.get("locked"))
 
 
 # ------------------------------------------------------------------ what a test cell asks
@@ -198,6 +177,7 @@ def judge_cell(cell, forbidden: bool = False, who: Identity | None = None,
         lines.append("✗ this test cell stopped with an error (see above), so its hidden "
                      "tests earn nothing")
     else:
+        results = []
         for kind, name, points in plan:
             payload = found.get((kind, name))
             try:
@@ -211,6 +191,9 @@ def judge_cell(cell, forbidden: bool = False, who: Identity | None = None,
                                                   "please tell your instructor")]
             score += earned
             lines.extend(more)
+            results.append((name, points, earned))
+        score, more = verdict_lists(results, who, score)
+        lines.extend(more)
     score = round(min(max(score, 0.0), max_points), 2)
     kept.append({"output_type": "stream", "name": "stdout", "text": "\n".join(lines) + "\n"})
     kept.append({"output_type": "execute_result", "execution_count": cell.get("execution_count"),
@@ -219,133 +202,6 @@ def judge_cell(cell, forbidden: bool = False, who: Identity | None = None,
 
     cell.outputs = [from_dict(o) for o in kept]
     return score
-
-
-def _check_messages(source: str) -> list:
-    """Patterns of the visible checks' messages: the cell's string literals (an f-string's
-    fields may hold up to 60 characters each)."""
-    patterns = []
-    try:
-        tree = ast.parse(_HIDDEN.sub("", source))
-    except SyntaxError:
-        return patterns
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            patterns.append(re.escape(node.value))
-        elif isinstance(node, ast.JoinedStr):
-            patterns.append("".join(re.escape(v.value) if isinstance(v, ast.Constant) else
-                                    ".{0,60}" for v in node.values))
-    return patterns
-
-
-def visible_error(out, source: str) -> dict:
-    """A test cell's error as feedback may show it: a visible check's own message only.
-
-    An ``AssertionError`` keeps its message when the message is one of the cell's own
-    string literals (the instructor's assert messages, f-strings included); any other text
-    came from the student's code, which may show what it saw of the hidden inputs, and is
-    not shown.
-    """
-    ename = str(out.get("ename", "Error"))[:80]
-    evalue = str(out.get("evalue", ""))
-    if ename != "AssertionError":
-        shown = "(raised inside your code while the visible checks ran; message not shown)"
-    elif not evalue or any(re.fullmatch(p, evalue, re.DOTALL)
-                           for p in _check_messages(source)):
-        shown = evalue
-    else:
-        shown = "(a visible check failed; its message is not shown)"
-    return {"output_type": "error", "ename": ename, "evalue": shown,
-            "traceback": [f"{ename}: {shown}"]}
-
-
-# ------------------------------------------------------------------ forbidden shortcuts
-def _parse(source: str):
-    try:
-        from IPython.core.inputtransformer2 import TransformerManager
-
-        source = TransformerManager().transform_cell(source)
-    except Exception:  # noqa: BLE001, S110 - fall back to the raw text
-        pass
-    try:
-        return ast.parse(source)
-    except SyntaxError:
-        return None
-
-
-def _is_forbidden_module(name: str) -> bool:
-    return name.split(".")[0] in FORBIDDEN_MODULES
-
-
-def _scan(tree) -> tuple[bool, set[str], set[str]]:
-    """(uses a forbidden thing directly, names used, names bound at top level)."""
-    direct, used, bound = False, set(), set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                if _is_forbidden_module(alias.name):
-                    direct = True
-        elif isinstance(node, ast.ImportFrom):
-            module = node.module or ""
-            names = {a.name for a in node.names}
-            if _is_forbidden_module(module) or (
-                    module.startswith("sklearn") and (names & set(FORBIDDEN_NAMES) or "*" in names
-                                                      and module.split(".")[-1] in (
-                                                          "decomposition", "preprocessing"))):
-                direct = True
-        elif isinstance(node, ast.Attribute) and node.attr in FORBIDDEN_NAMES:
-            direct = True
-        elif isinstance(node, ast.Name):
-            used.add(node.id)
-            if node.id in FORBIDDEN_NAMES:
-                direct = True
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and any(
-                m in node.value for m in FORBIDDEN_MODULES):
-            direct = True
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
-        else:
-            for sub in ast.walk(node):
-                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
-                    bound.add(sub.id)
-    return direct, used, bound
-
-
-def forbidden_parts(nb) -> set[int]:
-    """Indices of the test cells whose part uses a forbidden shortcut.
-
-    A student cell is tainted when it imports ``kpca_ref`` or sklearn's KernelPCA /
-    KernelCenterer (or names them), or uses a name bound by a tainted cell; the names a
-    tainted cell binds are tainted in turn, until nothing changes. A test cell is then
-    zeroed when any student cell of its part (since the previous test cell) is tainted.
-    """
-    scans = {}
-    for index, cell in enumerate(nb.cells):
-        if is_student_code(cell):
-            tree = _parse(cell.source)
-            if tree is not None:
-                scans[index] = _scan(tree)
-    tainted_cells, tainted_names = set(), set()
-    changed = True
-    while changed:
-        changed = False
-        for index, (direct, used, bound) in scans.items():
-            if index not in tainted_cells and (direct or used & tainted_names):
-                tainted_cells.add(index)
-                tainted_names |= bound
-                changed = True
-    zeroed, part_tainted = set(), False
-    for index, cell in enumerate(nb.cells):
-        if index in tainted_cells:
-            part_tainted = True
-        if is_test_cell(cell):
-            if part_tainted:
-                zeroed.add(index)
-            part_tainted = False
-    return zeroed
 
 
 # ------------------------------------------------------------------ the two preprocessors

@@ -293,8 +293,9 @@ VARIANTS = {
     "negative_entries_verdict": {
         "description": "declares a function invalid when its Gram matrix has a negative entry: on "
                        "this id's list that rejects the kernels x.x' + 1, (x.x' + 1)^2 - 1 and "
-                       "(x.x' + 1)^3 (three verdicts of ten, half a point each)",
+                       "(x.x' + 1)^3: three verdicts of ten wrong, and a list with more than one "
+                       "wrong verdict earns nothing",
         "cells": {"verdicts_answer": VERDICTS_NEGATIVE_ENTRIES},
-        "lost": {"verdicts_tests": 1.5},
+        "lost": {"verdicts_tests": 5.0},
     },
 }

@@ -14,6 +14,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 import sympy as sp
+from sympy.logic.boolalg import BooleanAtom
 
 from kit.course import REPO_ROOT
 from kpca_ref import variants
@@ -139,11 +140,15 @@ def test_no_candidate_gives_the_lecture_s_answer(ps):
     lecture = mod.answers(variants.lecture(ps))
     for family, options in variants.families(ps).items():
         items = [name for name, fams in mod.ITEMS.items() if family in fams]
+        verdicts = [n for n in items if isinstance(lecture[n], (bool, BooleanAtom))]
         for candidate in options:
             found = mod.answers(with_candidate(ps, family, candidate))
-            same = [n for n in items if _judge_exact(
+            same = [n for n in items if n not in verdicts and _judge_exact(
                 lecture[n], as_exact(found[n]), n in mod.UP_TO_SIGN).ok]
             assert not same, (family, candidate, same)
+            # a single verdict is True or False for anyone: the lecture's list as a whole
+            assert not verdicts or [bool(found[n]) for n in verdicts] != [
+                bool(lecture[n]) for n in verdicts], (family, candidate)
 
 
 def test_numbers_cell_is_current_and_draws_the_same_numbers(ps):

@@ -1,0 +1,109 @@
+"""Forbidden shortcuts: parts whose code uses the reference or scikit-learn's estimators.
+
+A test cell scores 0, with a ``[diagnosis: forbidden_import]`` line, when the student's code
+of its part (the answer and added cells since the previous test cell) imports ``kpca_ref``
+or scikit-learn's ``KernelPCA``/``KernelCenterer``, or uses a name that code bound from them
+(directly or through a function or variable built on them, anywhere in the notebook).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from kit.cells import is_student_code, is_test_cell
+
+__all__ = ["FORBIDDEN_LINE", "FORBIDDEN_MODULES", "FORBIDDEN_NAMES", "forbidden_parts"]
+
+FORBIDDEN_MODULES = ("kpca_ref",)
+FORBIDDEN_NAMES = ("KernelPCA", "KernelCenterer")
+FORBIDDEN_LINE = ("✗ this part uses the reference implementation (kpca_ref) or scikit-learn's "
+                  "KernelPCA/KernelCenterer: not allowed, it earns nothing "
+                  "[diagnosis: forbidden_import]")
+
+
+def _parse(source: str):
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+
+        source = TransformerManager().transform_cell(source)
+    except Exception:  # noqa: BLE001, S110 - fall back to the raw text
+        pass
+    try:
+        return ast.parse(source)
+    except SyntaxError:
+        return None
+
+
+def _is_forbidden_module(name: str) -> bool:
+    return name.split(".")[0] in FORBIDDEN_MODULES
+
+
+def _scan(tree) -> tuple[bool, set[str], set[str]]:
+    """(uses a forbidden thing directly, names used, names bound at top level)."""
+    direct, used, bound = False, set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if _is_forbidden_module(alias.name):
+                    direct = True
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            names = {a.name for a in node.names}
+            if _is_forbidden_module(module) or (
+                    module.startswith("sklearn") and (names & set(FORBIDDEN_NAMES) or "*" in names
+                                                      and module.split(".")[-1] in (
+                                                          "decomposition", "preprocessing"))):
+                direct = True
+        elif isinstance(node, ast.Attribute) and node.attr in FORBIDDEN_NAMES:
+            direct = True
+        elif isinstance(node, ast.Name):
+            used.add(node.id)
+            if node.id in FORBIDDEN_NAMES:
+                direct = True
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and any(
+                m in node.value for m in FORBIDDEN_MODULES):
+            direct = True
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+        else:
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                    bound.add(sub.id)
+    return direct, used, bound
+
+
+def forbidden_parts(nb) -> set[int]:
+    """Indices of the test cells whose part uses a forbidden shortcut.
+
+    A student cell is tainted when it imports ``kpca_ref`` or sklearn's KernelPCA /
+    KernelCenterer (or names them), or uses a name bound by a tainted cell; the names a
+    tainted cell binds are tainted in turn, until nothing changes. A test cell is then
+    zeroed when any student cell of its part (since the previous test cell) is tainted.
+    """
+    scans = {}
+    for index, cell in enumerate(nb.cells):
+        if is_student_code(cell):
+            tree = _parse(cell.source)
+            if tree is not None:
+                scans[index] = _scan(tree)
+    tainted_cells, tainted_names = set(), set()
+    changed = True
+    while changed:
+        changed = False
+        for index, (direct, used, bound) in scans.items():
+            if index not in tainted_cells and (direct or used & tainted_names):
+                tainted_cells.add(index)
+                tainted_names |= bound
+                changed = True
+    zeroed, part_tainted = set(), False
+    for index, cell in enumerate(nb.cells):
+        if index in tainted_cells:
+            part_tainted = True
+        if is_test_cell(cell):
+            if part_tainted:
+                zeroed.add(index)
+            part_tainted = False
+    return zeroed
