@@ -141,7 +141,8 @@ def _not_orthonormal(got, want, run, case) -> Verdict:
     lengths_right = allclose(np.diag(got.T @ got), np.diag(want.T @ want), rtol=case.rtol)
     if lengths_right:  # unit eigenvectors that are not orthogonal: np.linalg.eig's result
         return Verdict(False, f"{where} span its eigenvectors with the right lengths but are "
-                              "not orthogonal", "eigenvectors_not_orthogonal")
+                              "not orthogonal: np.linalg.eig does not orthogonalise them, "
+                              "np.linalg.eigh does", "eigenvectors_not_orthogonal")
     return Verdict(False, f"{where} span its eigenvectors with the wrong scale")
 
 
