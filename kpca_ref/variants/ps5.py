@@ -19,8 +19,10 @@ Families:
     ``N.x_new``: the centred features ``(x, x^2) - mean`` are orthogonal, so the two positive
     eigenvalues, the new point's coordinates and the reconstruction error are rational.
 
-Every answer is registered as a column (coordinates of the new point too); vectors of the
-coefficient matrix and coordinates are up to sign per column.
+Every vector answer is a column Matrix, except the new point's coordinates: a list, so that
+each coordinate's sign is free on its own (the harness flips a Matrix per column). Students
+enter them as a column too. The coefficient vectors and training coordinates are up to sign
+per column.
 """
 
 from __future__ import annotations
@@ -146,10 +148,10 @@ def _khats() -> list[dict]:
 # ----------------------------------------------------------------------------- poly family
 _TRAINING_SETS = ((-1, 0, 1), (-2, 0, 2), (-3, 0, 3), (-2, -1, 1, 2), (-3, -1, 1, 3),
                   (-3, -2, 2, 3))
-_SQUARES = (1, 4, 9)
+_SQUARES = (1, 4, 9, 16)
 _MAX_POLY_EIGENVALUE = 100
-_NEW_POINTS = (-3, -2, -1, 0, 1, 2, 3, 4)
-_NEW_PER_KERNEL = 5
+_NEW_POINTS = (0, 1, 2, 3, 4, 5)  # x and -x give the same answers (points symmetric)
+_NEW_PER_KERNEL = 6
 
 
 def _poly_exact(xs, c1, c2) -> tuple[Fraction, Fraction, Fraction]:
@@ -161,19 +163,36 @@ def _poly_exact(xs, c1, c2) -> tuple[Fraction, Fraction, Fraction]:
     return c1 * sxx, c2 * s22, m2
 
 
+def _poly_key(xs, c1, c2, x_new) -> tuple:
+    """``(eigenvalues, |coordinates|, error)`` of a candidate, largest eigenvalue first."""
+    mu_x, mu_q, m2 = _poly_exact(xs, c1, c2)
+    mean = Fraction(sum(xs), len(xs))
+    z_x = math.isqrt(c1) * abs(x_new - mean)
+    z_q = math.isqrt(c2) * abs(x_new * x_new - m2)
+    pairs = sorted([(mu_x, z_x), (mu_q, z_q)], reverse=True)
+    return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs), pairs[1][0]
+
+
 def _polys() -> list[dict]:
     lecture = LECTURE["poly"]
-    found = []
+    taken = _poly_key(lecture["X"], lecture["c1"], lecture["c2"], lecture["x_new"])
+    found, kernels, seen = [], 0, set()
     for xs, c1, c2 in itertools.product(_TRAINING_SETS, _SQUARES, _SQUARES):
         mu_x, mu_q, _ = _poly_exact(xs, c1, c2)
         if mu_x == mu_q or max(mu_x, mu_q) > _MAX_POLY_EIGENVALUE:
             continue  # a repeated eigenvalue leaves the coordinates undetermined
-        if (list(xs), c1, c2) == (lecture["X"], lecture["c1"], lecture["c2"]):
-            continue  # the lecture's eigenvalues, coordinates and error
-        usable = [x for x in _NEW_POINTS if x not in xs]
-        start = (3 * len(found)) % len(usable)
-        picked = sorted((usable * 2)[start:start + _NEW_PER_KERNEL])
-        found += [{"X": list(xs), "c1": c1, "c2": c2, "x_new": x} for x in picked]
+        # no answer may equal the lecture's: eigenvalues, coordinates (up to sign), error
+        usable = [x for x in _NEW_POINTS if x not in xs and not any(
+            a == b for a, b in zip(_poly_key(xs, c1, c2, x), taken))]
+        if not usable:
+            continue
+        start = (3 * kernels) % len(usable)
+        kernels += 1
+        for x in sorted(set((usable * 2)[start:start + _NEW_PER_KERNEL])):
+            key = _poly_key(xs, c1, c2, x)
+            if key not in seen:  # one candidate per distinct set of answers
+                seen.add(key)
+                found.append({"X": list(xs), "c1": c1, "c2": c2, "x_new": x})
     return found
 
 
@@ -215,7 +234,8 @@ def answers(n) -> dict:
         "ps5_3pt_variances_sample": _column(feature_variances(mu, K.rows, ddof=1)),
         "ps5_3pt_ratios": _column(explained_ratio(mu)),
         "ps5_poly_eigenvalues": _column(mu_poly),
-        "ps5_new_point_scores": _column(kpca_transform(k_new, K_train, alpha_poly)),
+        # a list: the sign is free per component (a column Matrix flips only as a whole)
+        "ps5_new_point_scores": list(kpca_transform(k_new, K_train, alpha_poly)),
         "ps5_poly_reconstruction_error": reconstruction_error(Kc, 1),
     }
 
@@ -261,11 +281,10 @@ def mistakes(n) -> dict:
         "ps5_new_point_scores": [
             ("new_point_own_mean", "the new point's kernel values were centred with their own "
              "mean (or not at all): use the training row means and the training grand mean",
-             _column((alpha_poly.T * k_new).applyfunc(sp.nsimplify))),
+             list((alpha_poly.T * k_new).applyfunc(sp.nsimplify))),
             ("alpha_not_scaled", unscaled,
-             _column(sp.sqrt(m) * z for m, z in zip(mu_poly, right["ps5_new_point_scores"]))),
-            ("ascending_order", ascending,
-             _column(reversed(list(right["ps5_new_point_scores"])))),
+             [sp.sqrt(m) * z for m, z in zip(mu_poly, right["ps5_new_point_scores"])]),
+            ("ascending_order", ascending, right["ps5_new_point_scores"][::-1]),
         ],
         "ps5_poly_reconstruction_error": [
             ("not_centred", "this uses the trace of the uncentred kernel matrix: the error is "
