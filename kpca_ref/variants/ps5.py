@@ -244,6 +244,20 @@ def _swapped(matrix: sp.Matrix) -> sp.Matrix:
     return matrix.extract(list(range(matrix.rows)), list(range(matrix.cols))[::-1])
 
 
+_UNSCALED = ("these are the unit eigenvectors a_j: divide each by the square root of its "
+             "eigenvalue")
+_UNSCALED_SCORES = ("these are K_hat times the unit eigenvectors: the coordinates use "
+                    "alpha_j = a_j / sqrt(eta_j), so column j is sqrt(eta_j) a_j")
+_UNSCALED_NEW = ("these are the unit eigenvectors a_j times the centred kernel vector: use "
+                 "alpha_j = a_j / sqrt(mu_j)")
+_ASCENDING = "your values come smallest first: order the components by decreasing eigenvalue"
+_TRACE_RAW = ("this uses the trace of the uncentred kernel matrix: the error is tr(K~) - mu_1, "
+              "with the centred matrix")
+_SMALLER = "this subtracts the smaller eigenvalue: keeping one component keeps the largest"
+_OWN_MEAN = ("the new point's kernel values were centred with their own mean (or not at "
+             "all): use the training row means and the training grand mean")
+
+
 def mistakes(n) -> dict:
     """Values the classic mistakes of the notes give on these numbers."""
     K = n.K_hat
@@ -253,44 +267,31 @@ def mistakes(n) -> dict:
     Kc = centre_kernel(K_train)
     mu_poly, alpha_poly = kpca_fit(Kc, COMPONENTS)
     right = answers(n)
-    unscaled = "these are the unit eigenvectors a_j: divide each by the square root of its eigenvalue"
-    ascending = ("your values come smallest first: order the components by decreasing "
-                 "eigenvalue")
+    new = right["ps5_new_point_scores"]
     return {
-        "ps5_3pt_eigenvalues": [("ascending_order", ascending,
-                                 _column(reversed(list(right["ps5_3pt_eigenvalues"]))))],
-        "ps5_3pt_alpha": [
-            ("alpha_not_scaled", unscaled, units),
-            ("ascending_order", ascending, _swapped(alpha)),
-        ],
-        "ps5_3pt_scores": [
-            ("alpha_not_scaled", "these are K_hat times the unit eigenvectors: the coordinates "
-             "use alpha_j = a_j / sqrt(eta_j), so column j is sqrt(eta_j) a_j", K * units),
-            ("ascending_order", ascending, _swapped(right["ps5_3pt_scores"])),
-        ],
+        "ps5_3pt_eigenvalues": [
+            ("ascending_order", _ASCENDING, _column(list(right["ps5_3pt_eigenvalues"])[::-1]))],
+        "ps5_3pt_alpha": [("alpha_not_scaled", _UNSCALED, units),
+                          ("ascending_order", _ASCENDING, _swapped(alpha))],
+        "ps5_3pt_scores": [("alpha_not_scaled", _UNSCALED_SCORES, K * units),
+                           ("ascending_order", _ASCENDING, _swapped(right["ps5_3pt_scores"]))],
         "ps5_3pt_variances_population": [
-            ("variance_divisor", "this divides by n - 1; the population convention divides "
-             "by n", _column(feature_variances(mu, K.rows, ddof=1)))],
+            ("variance_divisor", "this divides by n - 1; the population convention divides by n",
+             _column(feature_variances(mu, K.rows, ddof=1)))],
         "ps5_3pt_variances_sample": [
             ("variance_divisor", "this divides by n; the sample convention divides by n - 1",
              _column(feature_variances(mu, K.rows, ddof=0)))],
-        "ps5_3pt_ratios": [("ascending_order", ascending,
-                            _column(reversed(list(right["ps5_3pt_ratios"]))))],
-        "ps5_poly_eigenvalues": [("ascending_order", ascending,
-                                  _column(reversed(list(mu_poly))))],
+        "ps5_3pt_ratios": [
+            ("ascending_order", _ASCENDING, _column(list(right["ps5_3pt_ratios"])[::-1]))],
+        "ps5_poly_eigenvalues": [("ascending_order", _ASCENDING, _column(list(mu_poly)[::-1]))],
         "ps5_new_point_scores": [
-            ("new_point_own_mean", "the new point's kernel values were centred with their own "
-             "mean (or not at all): use the training row means and the training grand mean",
-             list((alpha_poly.T * k_new).applyfunc(sp.nsimplify))),
-            ("alpha_not_scaled", unscaled,
-             [sp.sqrt(m) * z for m, z in zip(mu_poly, right["ps5_new_point_scores"])]),
-            ("ascending_order", ascending, right["ps5_new_point_scores"][::-1]),
+            ("new_point_own_mean", _OWN_MEAN, list(alpha_poly.T * k_new)),
+            ("alpha_not_scaled", _UNSCALED_NEW, [sp.sqrt(m) * z for m, z in zip(mu_poly, new)]),
+            ("ascending_order", _ASCENDING, new[::-1]),
         ],
         "ps5_poly_reconstruction_error": [
-            ("not_centred", "this uses the trace of the uncentred kernel matrix: the error is "
-             "tr(K~) - mu_1 with the centred matrix", K_train.trace() - mu_poly[0]),
-            ("ascending_order", "this subtracts the smaller eigenvalue: keeping one component "
-             "keeps the largest", Kc.trace() - mu_poly[1]),
+            ("not_centred", _TRACE_RAW, K_train.trace() - mu_poly[0]),
+            ("ascending_order", _SMALLER, Kc.trace() - mu_poly[1]),
         ],
     }
 
