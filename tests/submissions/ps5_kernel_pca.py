@@ -4,7 +4,9 @@ Each entry replaces the listed answer cells of the source notebook; the other an
 keep the reference solution. ``lost`` gives, per test cell, the points the submission must
 lose: a visible check that fails costs the whole cell, otherwise the hidden grading gives
 ``points * (case groups passed) / (case groups)`` (rounded to 2 decimals), and each exact
-answer of a cell earns its own points.
+answer of a cell earns its own points. ``diagnoses`` ({test cell: code}) names the classic
+mistake the cell's printed lines must carry. By-hand submissions compute from ``N``, so each
+mistake shows on whatever numbers the submission's student id draws.
 """
 
 # ---------------------------------------------------------------------------- correct, loops
@@ -482,8 +484,8 @@ VARIANTS = {
         "cells": {"exact_3pt_answer": UNSCALED_BY_HAND,
                   "exact_new_point_answer": UNSCALED_NEW_BY_HAND},
         "lost": {"test_exact_3pt": 4.0, "test_exact_new_point": 2.0},
-        "diagnoses": {"ps5_3pt_alpha": "alpha_not_scaled", "ps5_3pt_scores": "alpha_not_scaled",
-                      "ps5_new_point_scores": "alpha_not_scaled"},
+        "diagnoses": {"test_exact_3pt": "alpha_not_scaled",
+                      "test_exact_new_point": "alpha_not_scaled"},
     },
     "ascending_by_hand": {
         "description": "by hand, every component in ascending order (eigh's order): "
@@ -492,31 +494,29 @@ VARIANTS = {
         "cells": {"exact_3pt_answer": ASCENDING_3PT, "exact_variance_answer": ASCENDING_VARIANCE,
                   "exact_new_point_answer": ASCENDING_NEW},
         "lost": {"test_exact_3pt": 6.0, "test_exact_variance": 1.0, "test_exact_new_point": 4.0},
-        "diagnoses": {name: "ascending_order" for name in (
-            "ps5_3pt_eigenvalues", "ps5_3pt_alpha", "ps5_3pt_scores", "ps5_3pt_ratios",
-            "ps5_poly_eigenvalues", "ps5_new_point_scores", "ps5_poly_reconstruction_error")},
+        "diagnoses": {"test_exact_3pt": "ascending_order", "test_exact_variance": "ascending_order",
+                      "test_exact_new_point": "ascending_order"},
     },
     "variance_divisor_by_hand": {
         "description": "by hand, the two conventions swapped: the population variances are "
         "divided by n - 1 and the sample variances by n",
         "cells": {"exact_variance_answer": DIVISOR_BY_HAND},
         "lost": {"test_exact_variance": 2.0},
-        "diagnoses": {"ps5_3pt_variances_population": "variance_divisor",
-                      "ps5_3pt_variances_sample": "variance_divisor"},
+        "diagnoses": {"test_exact_variance": "variance_divisor"},
     },
     "new_point_own_mean_by_hand": {
         "description": "by hand, the new point's kernel values are centred with their own mean "
         "instead of the training means (textbook, common mistakes)",
         "cells": {"exact_new_point_answer": OWN_MEAN_NEW},
         "lost": {"test_exact_new_point": 2.0},
-        "diagnoses": {"ps5_new_point_scores": "new_point_own_mean"},
+        "diagnoses": {"test_exact_new_point": "new_point_own_mean"},
     },
     "not_centred_error_by_hand": {
         "description": "by hand, the reconstruction error uses the trace of the uncentred "
         "kernel matrix",
         "cells": {"exact_new_point_answer": NOT_CENTRED_ERROR},
         "lost": {"test_exact_new_point": 1.0},
-        "diagnoses": {"ps5_poly_reconstruction_error": "not_centred"},
+        "diagnoses": {"test_exact_new_point": "not_centred"},
     },
     "eig_not_orthonormal": {
         "description": "kpca_fit with np.linalg.eig and no orthonormalisation: inside a "
@@ -524,6 +524,7 @@ VARIANTS = {
         "diagnosed eigenvectors_not_orthogonal)",
         "cells": {"kpca_fit_answer": EIG_NOT_ORTHONORMAL},
         "lost": {"test_kpca_fit": 0.86},
+        "diagnoses": {"test_kpca_fit": "eigenvectors_not_orthogonal"},
     },
     "float_answers": {
         "description": "decimals where exact fractions are asked; the visible exactness "
