@@ -6,7 +6,7 @@ eigenvalues are well separated, repeated or zero. ``kpca_scores`` and
 ``kpca_transform`` receive the reference's coefficient vectors, so their results
 are compared without any sign freedom.
 
->>> [case.expect_error for case in BUILDERS["kpca_fit"]()[-1].cases]
+>>> [case.expect_error for case in BUILDERS["kpca_fit"]()[-2].cases]
 [<class 'ValueError'>, <class 'ValueError'>]
 """
 
@@ -147,7 +147,17 @@ def kpca_fit():
         Group("impossible requests raise ValueError", [
             Case((centred(flat @ flat.T), 3), expect_error=ValueError),
             Case((indefinite, 1), expect_error=ValueError)]),
+        Group("invalid input raises ValueError (not square, not symmetric, l < 1)", [
+            Case((centred(flat @ flat.T)[:, :5], 1), expect_error=ValueError),
+            Case((_asymmetric(r, 5), 1), expect_error=ValueError),
+            Case((centred(flat @ flat.T), 0), expect_error=ValueError)]),
     ]
+
+
+def _asymmetric(r, n):
+    """A matrix far from symmetric (so no tolerance can take it for a kernel matrix)."""
+    A = r.standard_normal((n, n))
+    return A @ A.T + np.triu(np.ones((n, n)), 1)
 
 
 def _fitted(r, n, l, d=2, gamma=0.6, scale=1.0):
@@ -170,6 +180,9 @@ def kpca_scores():
         Group("kernel entries of size 1e6", [Case((cases[3][2], cases[3][3]))]),
         Group("coefficient vectors not from an eigen-decomposition",
               [Case((Kc, r.standard_normal((6, 3))))]),
+        Group("shapes that do not fit raise ValueError", [
+            Case((Kc, r.standard_normal((5, 2))), expect_error=ValueError),
+            Case((Kc[:, :5], r.standard_normal((6, 2))), expect_error=ValueError)]),
     ]
 
 
@@ -188,7 +201,15 @@ def kpca_transform():
         Group("a single new point", [_transform_case(r, 8, 1, 2)]),
         Group("n up to 300", [_transform_case(r, 300, 40, 3)]),
         Group("kernel entries of size 1e6", [_transform_case(r, 8, 3, 2, scale=1e6)]),
+        Group("shapes that do not fit raise ValueError", _transform_errors(r)),
     ]
+
+
+def _transform_errors(r):
+    _, K, _, alpha = _fitted(r, 6, 2)
+    K_new = r.uniform(0.1, 1.0, (3, 6))
+    return [Case((K_new[:, :5], K, alpha), expect_error=ValueError),
+            Case((K_new, K, alpha[:5]), expect_error=ValueError)]
 
 
 def _ratio_case(mu):
@@ -207,6 +228,9 @@ def explained_ratio():
         Group("many eigenvalues", [_ratio_case(many)]),
         Group("eigenvalues of size 1e6 and a zero",
               [_ratio_case(1e6 * np.array([3.0, 1.0, 0.0]))]),
+        Group("a negative eigenvalue or no positive sum raises ValueError", [
+            Case((np.array([3.0, -1.0]),), expect_error=ValueError),
+            Case((np.zeros(3),), expect_error=ValueError)]),
     ]
 
 
@@ -222,6 +246,9 @@ def feature_variances():
         Group("ddof = 1 (the sample variance)", [case(mu, 6, ddof=1), case(mu[:3], 4, ddof=1)]),
         Group("the default ddof", [case(mu, 7)]),
         Group("large n and scale", [case(1e6 * mu, 300, ddof=1), case(1e6 * mu, 300)]),
+        Group("n - ddof not positive raises ValueError", [
+            Case((mu, 1), {"ddof": 1}, expect_error=ValueError),
+            Case((mu, 2), {"ddof": 3}, expect_error=ValueError)]),
     ]
 
 
@@ -241,6 +268,9 @@ def reconstruction_error():
         Group("l equal to the rank (no error)", [_error_case(centred(low @ low.T), 2)]),
         Group("kernel entries of size 1e6", [_error_case(_rbf_centred(r, 8, scale=1e6), 3)]),
         Group("repeated eigenvalues", [_error_case(with_spectrum(r, [4.0, 2.0, 2.0], 6), 1)]),
+        Group("not square, or l above n, raises ValueError", [
+            Case((_rbf_centred(r, 5)[:, :4], 1), expect_error=ValueError),
+            Case((_rbf_centred(r, 4), 5), expect_error=ValueError)]),
     ]
 
 

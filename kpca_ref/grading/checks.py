@@ -127,12 +127,23 @@ def _check_kpca_fit(result, expected, case) -> Verdict:
             if not allclose_up_to_sign(got, want, rtol=case.rtol):
                 return Verdict(False, f"coefficient vector alpha[:, {run[0]}] differs from the "
                                       "expected one (either sign is accepted)")
-        elif not (same_subspace(got, want, rtol=case.rtol)
-                  and allclose(got.T @ got, want.T @ want, rtol=case.rtol)):
+        elif not same_subspace(got, want, rtol=case.rtol):
             return Verdict(False, f"coefficient vectors alpha[:, {run[0]}:{run[-1] + 1}] (a "
-                                  "repeated eigenvalue) do not span its eigenvectors with the "
-                                  "right scale")
+                                  "repeated eigenvalue) do not span its eigenvectors")
+        elif not allclose(got.T @ got, want.T @ want, rtol=case.rtol):
+            return _not_orthonormal(got, want, run, case)
     return PASS
+
+
+def _not_orthonormal(got, want, run, case) -> Verdict:
+    """Right eigenspace of a repeated eigenvalue, wrong Gram matrix: name the cause."""
+    where = f"coefficient vectors alpha[:, {run[0]}:{run[-1] + 1}] (a repeated eigenvalue)"
+    lengths_right = allclose(np.diag(got.T @ got), np.diag(want.T @ want), rtol=case.rtol)
+    if lengths_right:  # unit eigenvectors that are not orthogonal: np.linalg.eig's result
+        return Verdict(False, f"{where} span its eigenvectors with the right lengths but are "
+                              "not orthogonal: np.linalg.eig does not orthogonalise them, "
+                              "np.linalg.eigh does", "eigenvectors_not_orthogonal")
+    return Verdict(False, f"{where} span its eigenvectors with the wrong scale")
 
 
 def gram_is_counterexample(k, X) -> bool:

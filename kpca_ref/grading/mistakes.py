@@ -37,6 +37,8 @@ MISTAKES: dict[str, str] = {
     "the square root of its eigenvalue",
     "alpha_wrong_scale": "your coefficient vectors are eigenvectors with the wrong scale: "
     "divide each unit eigenvector by the square root of its own eigenvalue",
+    "eigenvectors_not_orthogonal": "for a repeated eigenvalue np.linalg.eig returns "
+    "eigenvectors that are not orthogonal: use np.linalg.eigh (orthonormal eigenvectors)",
     "ascending_order": "your eigenvalues are in ascending order (or you kept the smallest "
     "ones): sort them in decreasing order and keep the largest",
     "new_point_own_mean": "the new kernel values were centred with the new points' own means: "

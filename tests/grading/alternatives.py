@@ -217,6 +217,8 @@ def distances_to_mean(K):
 def kpca_fit(Kc, l):
     """numpy.linalg.eig (general solver), every sign flipped, clusters re-orthonormalised."""
     Kc = np.asarray(Kc, dtype=float)
+    if Kc.ndim != 2 or Kc.shape[0] != Kc.shape[1] or not np.allclose(Kc, Kc.T) or l < 1:
+        raise ValueError("Kc must be a symmetric square matrix and l a positive integer")
     w, V = np.linalg.eig(Kc)
     w, V = w.real, V.real
     order = np.argsort(-w)
@@ -247,15 +249,21 @@ def kpca_transform(K_new, K_train, alpha):
 
 def explained_ratio(mu):
     total = sum(float(m) for m in mu)
+    if min(float(m) for m in mu) < 0 or total <= 0:
+        raise ValueError("eigenvalues must be non-negative with a positive sum")
     return [float(m) / total for m in mu]
 
 
 def feature_variances(mu, n, ddof=0):
+    if n - ddof <= 0:
+        raise ValueError("n - ddof must be positive")
     return [float(m) / (n - ddof) for m in mu]
 
 
 def reconstruction_error(Kc, l):
     w = np.sort(np.linalg.eigvalsh(np.asarray(Kc, dtype=float)))[::-1]
+    if not 1 <= l <= len(w):
+        raise ValueError(f"l must be between 1 and {len(w)}")
     return float(np.sum(w[l:]))
 
 

@@ -220,6 +220,8 @@ def _eigh32(Kc, name="Kc"):
 
 
 def kpca_fit(Kc, l):
+    if l < 1:
+        raise ValueError(f"l must be a positive integer, got {l}")
     w, V = _eigh32(Kc)
     top = np.abs(w).max()
     if w[-1] < -CUT32 * top:
@@ -241,16 +243,22 @@ def kpca_transform(K_new, K_train, alpha):
 
 def explained_ratio(mu):
     mu = _f32(mu)
+    if mu.min() < 0 or mu.sum(dtype=F32) <= 0:
+        raise ValueError("mu must be non-negative with a positive sum")
     return mu / mu.sum(dtype=F32)
 
 
 def feature_variances(mu, n, ddof=0):
+    if n - ddof <= 0:
+        raise ValueError("n - ddof must be positive")
     return _f32(mu) / F32(n - ddof)
 
 
 def reconstruction_error(Kc, l):
     """trace(Kc) minus the l largest float32 eigenvalues."""
     w, _ = _eigh32(Kc)
+    if not 1 <= l <= len(w):
+        raise ValueError(f"l must be between 1 and {len(w)}")
     return np.trace(_f32(Kc), dtype=F32) - w[:l].sum(dtype=F32)
 
 

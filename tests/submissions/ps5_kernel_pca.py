@@ -4,7 +4,9 @@ Each entry replaces the listed answer cells of the source notebook; the other an
 keep the reference solution. ``lost`` gives, per test cell, the points the submission must
 lose: a visible check that fails costs the whole cell, otherwise the hidden grading gives
 ``points * (case groups passed) / (case groups)`` (rounded to 2 decimals), and each exact
-answer of a cell earns its own points.
+answer of a cell earns its own points. ``diagnoses`` ({test cell: code}) names the classic
+mistake the cell's printed lines must carry. By-hand submissions compute from ``N``, so each
+mistake shows on whatever numbers the submission's student id draws.
 """
 
 # ---------------------------------------------------------------------------- correct, loops
@@ -124,17 +126,29 @@ def kpca_fit(Kc, l):
 '''
 
 FLIPPED_3PT = '''
-eig_3pt = Matrix([8, 6, 0])
-alpha_3pt = Matrix([[Rational(-1, 4), Rational(1, 6)],
-                    [Rational(1, 4), Rational(1, 6)],
-                    [0, Rational(-1, 3)]])
-Z_3pt = Matrix([[-2, 1], [2, 1], [0, -2]])
+K3 = N.K_hat
+eig_3pt = Matrix(sorted(K3.eigenvals(multiple=True), reverse=True))
+columns = []
+for mu_j in eig_3pt[:2]:
+    direction = (K3 - mu_j * sp.eye(3)).nullspace()[0]
+    columns.append(-direction / sqrt(direction.dot(direction) * mu_j))   # the other sign
+alpha_3pt = Matrix.hstack(*columns)
+Z_3pt = Matrix.hstack(-K3 * alpha_3pt[:, 0], K3 * alpha_3pt[:, 1])      # unsimplified
 '''
 
+# By the features: the points are symmetric about 0, so phi(x) = (sqrt(c1) x, sqrt(c2) x^2)
+# centred has orthogonal columns; the coordinates of x* are those of phi(x*) - mean.
 FLIPPED_NEW = '''
-mu_poly = Matrix([2, Rational(2, 3)])
-z_star = Matrix([[-2, Rational(10, 3)]])
-recon_err_poly = Rational(24, 9) - 2
+xs_new = list(N.X)
+m2_new = Rational(sum(x**2 for x in xs_new), len(xs_new))
+mu_x = N.c1 * sum(x**2 for x in xs_new)
+mu_q = N.c2 * sum((x**2 - m2_new) ** 2 for x in xs_new)
+z_x, z_q = sqrt(N.c1) * N.x_new, sqrt(N.c2) * (N.x_new**2 - m2_new)
+if mu_x > mu_q:
+    mu_poly, z_star = Matrix([mu_x, mu_q]), Matrix([-z_x, z_q])
+else:
+    mu_poly, z_star = Matrix([mu_q, mu_x]), Matrix([z_q, -z_x])
+recon_err_poly = mu_x + mu_q - mu_poly[0]
 '''
 
 # ------------------------------------------------------------ correct, float32 throughout
@@ -281,25 +295,113 @@ def kpca_transform(K_new, K_train, alpha):
     return K_new @ alpha
 '''
 
-UNSCALED_BY_HAND = '''
-eig_3pt = Matrix([8, 6, 0])
-# unit eigenvectors given as the coefficient vectors
-alpha_3pt = Matrix([[1 / sqrt(2), 1 / sqrt(6)],
-                    [-1 / sqrt(2), 1 / sqrt(6)],
-                    [0, -2 / sqrt(6)]])
-Z_3pt = Matrix([[2, 1], [-2, 1], [0, -2]])
+# Unit eigenvectors of the student's own matrix, the first step of every by-hand mistake below.
+_UNITS = '''
+K3 = N.K_hat
+eig_desc = sorted(K3.eigenvals(multiple=True), reverse=True)
+units = []
+for mu_j in eig_desc[:2]:
+    direction = (K3 - mu_j * sp.eye(3)).nullspace()[0]
+    units.append(direction / direction.norm())
+'''
+
+# the textbook's new point, by the reference's steps, with the coefficients as a parameter
+_NEW_POINT = '''
+xs_poly = list(N.X)
+n_poly = len(xs_poly)
+K_poly = Matrix(n_poly, n_poly, lambda i, j: N.c1 * xs_poly[i] * xs_poly[j]
+                + N.c2 * (xs_poly[i] * xs_poly[j]) ** 2)
+H_poly = sp.eye(n_poly) - sp.ones(n_poly, n_poly) / n_poly
+Kc_poly = H_poly * K_poly * H_poly
+k_star = Matrix([N.c1 * N.x_new * x + N.c2 * (N.x_new * x) ** 2 for x in xs_poly])
+ones_poly = sp.ones(n_poly, 1)
+kc_star = (k_star - K_poly * ones_poly / n_poly
+           - ones_poly * sum(k_star) / n_poly + ones_poly * sum(K_poly) / n_poly**2)
+features = [H_poly * Matrix(xs_poly), H_poly * Matrix([x**2 for x in xs_poly])]
+pairs = sorted((((d.T * Kc_poly * d)[0] / d.dot(d), d) for d in features),
+               key=lambda pair: pair[0], reverse=True)
+'''
+
+UNSCALED_BY_HAND = _UNITS + '''
+eig_3pt = Matrix(eig_desc)
+alpha_3pt = Matrix.hstack(*units)          # unit eigenvectors given as coefficient vectors
+Z_3pt = K3 * alpha_3pt                     # and the coordinates computed from them
+'''
+
+UNSCALED_NEW_BY_HAND = _NEW_POINT + '''
+mu_poly = Matrix([mu_j for mu_j, _ in pairs])
+z_star = Matrix([(d / d.norm()).dot(kc_star) for _, d in pairs])   # a_j, not a_j / sqrt(mu_j)
+recon_err_poly = Kc_poly.trace() - mu_poly[0]
+'''
+
+ASCENDING_3PT = _UNITS + '''
+eig_3pt = Matrix(eig_desc[::-1])           # smallest first
+alpha_3pt = Matrix.hstack(*[u / sqrt(m) for m, u in zip(eig_desc, units)][::-1])
+Z_3pt = K3 * alpha_3pt
+'''
+
+ASCENDING_VARIANCE = '''
+eta_kept = Matrix(sorted(N.K_hat.eigenvals(multiple=True), reverse=True)[:2])
+var_pop_3pt = eta_kept / 3
+var_sample_3pt = eta_kept / 2
+ratio_3pt = Matrix(list(eta_kept / sum(eta_kept))[::-1])   # smallest share first
+'''
+
+ASCENDING_NEW = _NEW_POINT + '''
+pairs = pairs[::-1]                        # smallest eigenvalue first
+mu_poly = Matrix([mu_j for mu_j, _ in pairs])
+z_star = Matrix([(d / d.norm() / sqrt(mu_j)).dot(kc_star) for mu_j, d in pairs])
+recon_err_poly = Kc_poly.trace() - mu_poly[0]       # so it subtracts the smaller one
+'''
+
+OWN_MEAN_NEW = _NEW_POINT + '''
+mu_poly = Matrix([mu_j for mu_j, _ in pairs])
+kc_own = k_star - ones_poly * sum(k_star) / n_poly  # centred with the new point's own mean
+z_star = Matrix([(d / d.norm() / sqrt(mu_j)).dot(kc_own) for mu_j, d in pairs])
+recon_err_poly = Kc_poly.trace() - mu_poly[0]
+'''
+
+NOT_CENTRED_ERROR = _NEW_POINT + '''
+mu_poly = Matrix([mu_j for mu_j, _ in pairs])
+z_star = Matrix([(d / d.norm() / sqrt(mu_j)).dot(kc_star) for mu_j, d in pairs])
+recon_err_poly = K_poly.trace() - mu_poly[0]       # the trace of the uncentred matrix
 '''
 
 DIVISOR_BY_HAND = '''
-var_pop_3pt = Matrix([4, 3])          # divided by n - 1 although eta / n was asked
-var_sample_3pt = Matrix([4, 3])
-ratio_3pt = Matrix([Rational(4, 7), Rational(3, 7)])
+eta_kept = Matrix(list(eig_3pt[:2]))
+var_pop_3pt = eta_kept / 2                # divided by n - 1 although eta / n was asked
+var_sample_3pt = eta_kept / 3             # and by n although mu / (n - 1) was asked
+ratio_3pt = eta_kept / sum(eta_kept)
 '''
 
 FLOAT_RATIOS = '''
-var_pop_3pt = Matrix([Rational(8, 3), 2])
-var_sample_3pt = Matrix([4, 3])
-ratio_3pt = Matrix([0.5714, 0.4286])
+eta_kept = Matrix(list(eig_3pt[:2]))
+var_pop_3pt = eta_kept / 3
+var_sample_3pt = eta_kept / 2
+ratio_3pt = Matrix([float(v) for v in eta_kept / sum(eta_kept)])
+'''
+
+# np.linalg.eig without orthonormalising: unit eigenvectors that are not orthogonal inside a
+# repeated eigenvalue (Part 1 asks for orthonormal ones)
+EIG_NOT_ORTHONORMAL = '''
+def kpca_fit(Kc, l):
+    Kc = np.asarray(Kc, dtype=float)
+    if Kc.ndim != 2 or Kc.shape[0] != Kc.shape[1]:
+        raise ValueError("Kc must be square")
+    if isinstance(l, bool) or not isinstance(l, (int, np.integer)) or l < 1:
+        raise ValueError("l must be a positive integer")
+    if not np.allclose(Kc, Kc.T, rtol=0, atol=1e-10 * max(1.0, np.abs(Kc).max())):
+        raise ValueError("Kc must be symmetric")
+    values, vectors = np.linalg.eig(Kc)
+    values, vectors = values.real, vectors.real
+    order = np.argsort(-values)
+    values, vectors = values[order], vectors[:, order]
+    scale = np.abs(values).max()
+    if values.min() < -1e-8 * scale:
+        raise ValueError("Kc is not positive semidefinite")
+    if np.count_nonzero(values > 1e-10 * scale) < l:
+        raise ValueError("fewer than l positive eigenvalues")
+    return values[:l], vectors[:, :l] / np.sqrt(values[:l])
 '''
 
 VARIANTS = {
@@ -344,20 +446,22 @@ VARIANTS = {
     },
     "alpha_not_scaled": {
         "description": "kpca_fit returns the unit eigenvectors a_j as coefficients (notes "
-        "10-12 Q6, textbook common mistakes); only the ValueError group passes",
+        "10-12 Q6, textbook common mistakes); only the impossible requests group passes (1 of "
+        "7: it checks squareness but not symmetry nor l)",
         "cells": {"kpca_fit_answer": NOT_SCALED},
-        "lost": {"test_kpca_fit": 5.0},
+        "lost": {"test_kpca_fit": 5.14},
     },
     "ascending_order": {
-        "description": "kpca_fit keeps eigh's increasing order; only the ValueError group passes",
+        "description": "kpca_fit keeps eigh's increasing order; only the impossible requests "
+        "group passes (1 of 7)",
         "cells": {"kpca_fit_answer": ASCENDING},
-        "lost": {"test_kpca_fit": 5.0},
+        "lost": {"test_kpca_fit": 5.14},
     },
     "variance_divisor": {
-        "description": "feature_variances always divides by n - 1; only the ddof = 1 group "
-        "passes (1 of 4)",
+        "description": "feature_variances always divides by n - 1 and never raises; only the "
+        "ddof = 1 group passes (1 of 5)",
         "cells": {"feature_variances_answer": SAMPLE_ALWAYS},
-        "lost": {"test_feature_variances": 1.5},
+        "lost": {"test_feature_variances": 1.6},
     },
     "new_point_own_mean": {
         "description": "kpca_transform centres the new rows with their own average only "
@@ -365,24 +469,62 @@ VARIANTS = {
         "drops out and the result equals the uncentred one: diagnosed as "
         "new_point_not_centred",
         "cells": {"kpca_transform_answer": TRANSFORM_OWN_MEAN},
-        "lost": {"test_kpca_transform": 4.0},
+        "lost": {"test_kpca_transform": 3.33},
     },
     "new_point_not_centred": {
         "description": "kpca_transform projects the raw kernel values (the derivation of "
         "note 004 skips centring the new sample)",
         "cells": {"kpca_transform_answer": TRANSFORM_NOT_CENTRED},
-        "lost": {"test_kpca_transform": 4.0},
+        "lost": {"test_kpca_transform": 3.33},
     },
     "alpha_not_scaled_by_hand": {
-        "description": "by hand, the unit eigenvectors are given as coefficient vectors: "
-        "only that answer of the cell is lost",
-        "cells": {"exact_3pt_answer": UNSCALED_BY_HAND},
-        "lost": {"test_exact_3pt": 2.0},
+        "description": "by hand, the unit eigenvectors are given as coefficient vectors, and "
+        "the coordinates (training and new point) computed from them: those three answers are "
+        "lost, each diagnosed alpha_not_scaled",
+        "cells": {"exact_3pt_answer": UNSCALED_BY_HAND,
+                  "exact_new_point_answer": UNSCALED_NEW_BY_HAND},
+        "lost": {"test_exact_3pt": 4.0, "test_exact_new_point": 2.0},
+        "diagnoses": {"test_exact_3pt": "alpha_not_scaled",
+                      "test_exact_new_point": "alpha_not_scaled"},
+    },
+    "ascending_by_hand": {
+        "description": "by hand, every component in ascending order (eigh's order): "
+        "eigenvalues, coefficient vectors, coordinates, shares, the new point, and the error "
+        "subtracts the smaller eigenvalue; the variances are right",
+        "cells": {"exact_3pt_answer": ASCENDING_3PT, "exact_variance_answer": ASCENDING_VARIANCE,
+                  "exact_new_point_answer": ASCENDING_NEW},
+        "lost": {"test_exact_3pt": 6.0, "test_exact_variance": 1.0, "test_exact_new_point": 4.0},
+        "diagnoses": {"test_exact_3pt": "ascending_order", "test_exact_variance": "ascending_order",
+                      "test_exact_new_point": "ascending_order"},
     },
     "variance_divisor_by_hand": {
-        "description": "by hand, the population variances are divided by n - 1",
+        "description": "by hand, the two conventions swapped: the population variances are "
+        "divided by n - 1 and the sample variances by n",
         "cells": {"exact_variance_answer": DIVISOR_BY_HAND},
-        "lost": {"test_exact_variance": 1.0},
+        "lost": {"test_exact_variance": 2.0},
+        "diagnoses": {"test_exact_variance": "variance_divisor"},
+    },
+    "new_point_own_mean_by_hand": {
+        "description": "by hand, the new point's kernel values are centred with their own mean "
+        "instead of the training means (textbook, common mistakes)",
+        "cells": {"exact_new_point_answer": OWN_MEAN_NEW},
+        "lost": {"test_exact_new_point": 2.0},
+        "diagnoses": {"test_exact_new_point": "new_point_own_mean"},
+    },
+    "not_centred_error_by_hand": {
+        "description": "by hand, the reconstruction error uses the trace of the uncentred "
+        "kernel matrix",
+        "cells": {"exact_new_point_answer": NOT_CENTRED_ERROR},
+        "lost": {"test_exact_new_point": 1.0},
+        "diagnoses": {"test_exact_new_point": "not_centred"},
+    },
+    "eig_not_orthonormal": {
+        "description": "kpca_fit with np.linalg.eig and no orthonormalisation: inside a "
+        "repeated eigenvalue the coefficient vectors are not orthogonal (1 of 7 groups lost, "
+        "diagnosed eigenvectors_not_orthogonal)",
+        "cells": {"kpca_fit_answer": EIG_NOT_ORTHONORMAL},
+        "lost": {"test_kpca_fit": 0.86},
+        "diagnoses": {"test_kpca_fit": "eigenvectors_not_orthogonal"},
     },
     "float_answers": {
         "description": "decimals where exact fractions are asked; the visible exactness "
