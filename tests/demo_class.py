@@ -58,7 +58,7 @@ def types_classmate_id(course, assignment):
 
 
 #: problem sets whose exact items are per-student (kpca_ref.variants)
-PER_STUDENT = ("ps1_circle_lift", "ps2_feature_maps", "ps4_centering")
+PER_STUDENT = ASSIGNMENTS
 
 ROSTER = {
     "ada_reference": ALL,
@@ -100,13 +100,13 @@ EXPECTED = {
     "ada_reference": {"ps1_circle_lift": 23, "ps2_feature_maps": 29, "ps3_mercer": 30,
                       "ps4_centering": 29, "ps5_kernel_pca": 32},
     "ben_blank": dict.fromkeys(ASSIGNMENTS, 0),
-    # ps4: centre_new loses its 5 points; ps5: kpca_transform loses its 4
-    "cleo_own_mean": {**NONE, "ps4_centering": 24, "ps5_kernel_pca": 28},
-    # kpca_fit keeps only its ValueError group: 1 of 6 points
-    "dev_unscaled_alpha": {**NONE, "ps5_kernel_pca": 27},
-    "eli_ascending": {**NONE, "ps5_kernel_pca": 27},
-    # feature_variances: 1 of its 4 groups (the default-ddof one) passes -> 0.5 of 2
-    "fay_divisor": {**NONE, "ps5_kernel_pca": 30.5},
+    # ps4: centre_new loses its 5 points; ps5: kpca_transform keeps only its error group
+    "cleo_own_mean": {**NONE, "ps4_centering": 24, "ps5_kernel_pca": 28.67},
+    # kpca_fit keeps only its two error groups
+    "dev_unscaled_alpha": {**NONE, "ps5_kernel_pca": 26.86},
+    "eli_ascending": {**NONE, "ps5_kernel_pca": 26.86},
+    # feature_variances: only its default-ddof and error groups pass
+    "fay_divisor": {**NONE, "ps5_kernel_pca": 30.4},
     # ps1: variance_shares loses 4; ps4: centre_kernel's visible row-sum check fails: 4
     "gus_uncentred": {**NONE, "ps1_circle_lift": 19, "ps4_centering": 25},
     # lift 3 + lift of (4, 2) 2 + phi.u 1
@@ -127,10 +127,11 @@ EXPECTED = {
     "oli_leading_minors": {**NONE, "ps3_mercer": 25},
     # the corrupt file and the wrong notebook cannot be graded: 0, with a line in the summary
     "pat_odd_files": {**NONE, "ps2_feature_maps": 29, "ps3_mercer": 0, "ps4_centering": 0},
-    # exact items lost, everything else earned: ps1 7 of 23, ps2 9 of 29, ps4 13 of 29
-    "qin_pastes_lecture": {**NONE, "ps1_circle_lift": 16, "ps2_feature_maps": 20,
-                           "ps4_centering": 16},
-    "ray_pastes_classmate": {**NONE, "ps1_circle_lift": 16, "ps2_feature_maps": 20,
-                             "ps4_centering": 16},
+    # exact items lost, everything else earned: ps1 7 of 23, ps2 9 of 29, ps3 11 of 30,
+    # ps4 13 of 29, ps5 13 of 32
+    "qin_pastes_lecture": {"ps1_circle_lift": 16, "ps2_feature_maps": 20, "ps3_mercer": 19,
+                           "ps4_centering": 16, "ps5_kernel_pca": 19},
+    "ray_pastes_classmate": {"ps1_circle_lift": 16, "ps2_feature_maps": 20, "ps3_mercer": 19,
+                             "ps4_centering": 16, "ps5_kernel_pca": 19},
     "sam_typed_classmate_id": {**NONE, "ps1_circle_lift": 16},
 }
