@@ -86,8 +86,10 @@ def _circles() -> list[dict]:
         if (a, b, r) == (1, 2, 3):
             continue
         usable = [o for o in offsets if o[0] ** 2 + o[1] ** 2 != r * r
-                  and (a + o[0], b + o[1]) not in ((4, 2), (0, 0))]  # the lecture's point,
-        # and the origin (whose lift the lift's visible check shows), are nobody's point
+                  and (a + o[0], b + o[1]) not in ((4, 2), (0, 0), (0, 1), (1, 0), (1, 1))]
+        # nobody's point: the lecture's, the origin (the lift's visible check shows its
+        # lift), and points whose coordinates equal their squares (their lift reads the same
+        # in any column order, which would hide a wrong order)
         dx, dy = usable[(7 * len(found)) % len(usable)]
         found.append({"a": a, "b": b, "r": r, "Q": [[a + dx, b + dy]]})
     return found

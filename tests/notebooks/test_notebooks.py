@@ -147,8 +147,13 @@ def test_named_mistakes_are_diagnosed_in_the_feedback(ps, graded):
     """A submission's ``diagnoses`` ({test cell: code}) show up in that cell's judge lines."""
     missing = {}
     for name, variant in variants(ps).items():
-        for gid, code in variant.get("diagnoses", {}).items():
-            text = LINES[ps][name].get(gid, "")
+        for key, code in variant.get("diagnoses", {}).items():
+            # keyed by a test cell's grade_id, or by the exact answer's name (its line)
+            lines = LINES[ps][name]
+            text = lines.get(key) or "\n".join(
+                line for t in lines.values() for line in t.splitlines()
+                if line.startswith(f"✗ {key}:"))
+            gid = key
             if f"[diagnosis: {code}]" not in text:
                 missing[f"{name}/{gid}"] = (code, text[-300:])
     assert not missing, missing

@@ -12,13 +12,13 @@ PS = "ps1_circle_lift"
 #: the candidate lists or their order changes them (and every student's numbers with them)
 STORED = {
     "ada_reference": {"P1": [[0, -3]], "P2": [[4, 5]], "P3": [[-4, 1]], "a": 2, "b": 3, "r": 4,
-                      "Q": [[4, 5]]},
+                      "Q": [[-1, 2]]},
     "ben_blank": {"P1": [[3, 1]], "P2": [[-3, 3]], "P3": [[-1, -3]], "a": -1, "b": 3, "r": 3,
-                  "Q": [[-2, 1]]},
+                  "Q": [[2, 1]]},
     "jh_2291": {"P1": [[-3, 5]], "P2": [[-1, -3]], "P3": [[5, -1]], "a": 1, "b": 2, "r": 5,
-                "Q": [[2, 5]]},
+                "Q": [[2, 4]]},
     "lms-user-0007": {"P1": [[3, -2]], "P2": [[4, -1]], "P3": [[-3, 5]], "a": -2, "b": 3,
-                      "r": 4, "Q": [[-4, 6]]},
+                      "r": 4, "Q": [[-2, 1]]},
     "Zoë Ng": {"P1": [[0, 5]], "P2": [[5, 1]], "P3": [[-4, 0]], "a": -2, "b": -2, "r": 5,
                "Q": [[-2, -5]]},
 }
@@ -46,6 +46,7 @@ def test_every_point_q_lies_off_its_circle():
         (q1, q2), = c["Q"]
         assert (q1 - c["a"]) ** 2 + (q2 - c["b"]) ** 2 != c["r"] ** 2, c
         assert c["r"] > 0
+        assert not {q1, q2} <= {0, 1}, "a lift that reads the same in any column order"
 
 
 def test_a_sign_slip_in_u_is_named_on_any_variant():
