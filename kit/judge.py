@@ -18,11 +18,12 @@ Two nbgrader preprocessors, wired into ``c.Autograde.autograde_preprocessors``:
   judge's lines are appended and an ``execute_result`` carries the score, which nbgrader's
   ``SaveAutoGrades`` records as partial credit.
 
-Forbidden shortcuts: a test cell scores 0, with a ``[diagnosis: forbidden_import]`` line,
-when the student's code of its part (the answer and added cells since the previous test
-cell) imports ``kpca_ref`` or scikit-learn's ``KernelPCA``/``KernelCenterer``, or uses a
-name that code bound from them (directly or through a function or variable built on them,
-anywhere in the notebook). See :func:`forbidden_parts`.
+Forbidden shortcuts cannot be imported in a grading kernel (kit/kernelenv.py), so a part
+built on them fails there; the judge only names the cause, with a ``[diagnosis:
+forbidden_import]`` line in a test cell whose part (the answer and added cells since the
+previous test cell) imports ``kpca_ref`` or scikit-learn's ``KernelPCA``/``KernelCenterer``,
+or uses a name that code bound from them (directly or through a function or variable built
+on them, anywhere in the notebook). See :func:`forbidden_parts`.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ _HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS\n?(.*?)### END HIDDEN TESTS", re.D
 FORBIDDEN_MODULES = ("kpca_ref",)
 FORBIDDEN_NAMES = ("KernelPCA", "KernelCenterer")
 FORBIDDEN_LINE = ("✗ this part uses the reference implementation (kpca_ref) or scikit-learn's "
-                  "KernelPCA/KernelCenterer: not allowed, it earns nothing "
+                  "KernelPCA/KernelCenterer, which graded notebooks cannot import "
                   "[diagnosis: forbidden_import]")
 DID_NOT_RUN = "this test did not run (no result arrived from the notebook)"
 
@@ -158,11 +159,11 @@ def judge_cell(cell, forbidden: bool = False) -> float:
         elif kind == "error":
             kept.append(out)
     lines, score = [], 0.0
+    if forbidden and plan:  # a diagnosis only: the kernel cannot import those anyway
+        lines.append(FORBIDDEN_LINE)
     if plan is None or not plan:
         lines.append("✗ this test cell could not be graded (no hidden test found); "
                      "please tell your instructor")
-    elif forbidden:
-        lines.append(FORBIDDEN_LINE)
     elif errored:
         lines.append("✗ this test cell stopped with an error (see above), so its hidden "
                      "tests earn nothing")
@@ -249,7 +250,7 @@ def forbidden_parts(nb) -> set[int]:
     A student cell is tainted when it imports ``kpca_ref`` or sklearn's KernelPCA /
     KernelCenterer (or names them), or uses a name bound by a tainted cell; the names a
     tainted cell binds are tainted in turn, until nothing changes. A test cell is then
-    zeroed when any student cell of its part (since the previous test cell) is tainted.
+    listed (for the diagnosis line) when any student cell of its part is tainted.
     """
     scans = {}
     for index, cell in enumerate(nb.cells):
