@@ -18,12 +18,14 @@ another environment.
 from __future__ import annotations
 
 import argparse
+import glob
 import hashlib
 import json
 import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tempfile
 from functools import cache
 from importlib import metadata
@@ -60,6 +62,21 @@ def python_of(env: Path) -> Path:
 def font_cache_dir(env: Path) -> Path:
     """matplotlib's font list, built once for the kernels of ``env``."""
     return env / "share" / "kpca-sandbox" / "matplotlib"
+
+
+def other_site_dirs() -> list[str]:
+    """Package folders of the machine's other Pythons, hidden inside the sandbox.
+
+    The sandbox binds ``/usr`` and the base Python's installation read-only (the kernel
+    needs their standard library); their ``site-packages``/``dist-packages`` folders may hold
+    anything (pytest, scikit-learn), which a notebook could put on ``sys.path`` by hand, so
+    each gets an empty read-only folder over it.
+    """
+    base = {"base": sys.base_prefix, "platbase": sys.base_exec_prefix}
+    found = {sysconfig.get_path(key, vars=base) for key in ("purelib", "platlib")}
+    for pattern in ("/usr/lib/python3*/*-packages", "/usr/local/lib/python3*/*-packages"):
+        found.update(glob.glob(pattern))
+    return sorted({os.path.realpath(d) for d in found if os.path.isdir(d)})
 
 
 def _pins() -> list[str]:

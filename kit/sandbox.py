@@ -211,6 +211,7 @@ def bwrap_command(bwrap: str, connection_file: Path, socket_dir: Path, cwd: Path
     ops += [("", ["--dev", "/dev", "--proc", "/proc"]),
             ("", ["--perms", "1777", "--size", tmp_size, "--tmpfs", "/tmp"]),
             (str(venv), ["--ro-bind", str(venv), str(venv)])]
+    ops += [("", ["--tmpfs", d, "--remount-ro", d]) for d in kernelenv.other_site_dirs()]
     # matplotlib's font list, built with the environment: without it every kernel rebuilds it
     fonts = sorted(kernelenv.font_cache_dir(venv).glob("fontlist-*.json"))
     if fonts:

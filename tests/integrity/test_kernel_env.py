@@ -75,6 +75,19 @@ def test_offered_packages_and_the_probe_work(tmp_path):
                     "None\n"]
 
 
+def test_the_machines_other_python_packages_are_out_of_reach(tmp_path):
+    """/usr and the base Python are bound in for the standard library; their package folders
+    (here pytest and hypothesis live in the base Python's) must be empty in the sandbox."""
+    hidden = kernelenv.other_site_dirs()
+    assert hidden
+    cell = (f"import os, sys\nsys.path[:0] = {hidden!r}\n"
+            f"print(sorted(n for d in {hidden!r} for n in os.listdir(d)))\n"
+            "import pytest")
+    (outs,) = _run([cell], tmp_path)
+    assert [o.get("text") for o in outs if o.output_type == "stream"] == ["[]\n"]
+    assert [o.ename for o in outs if o.output_type == "error"] == ["ModuleNotFoundError"]
+
+
 def test_the_check_finds_forbidden_packages_in_an_environment():
     assert kernelenv.check(kernelenv.env_dir(), sandbox.probe_dir(None)) == ""
     # the grader's own venv holds everything a kernel must not reach
