@@ -109,6 +109,25 @@ def test_problems_names_every_kind_and_copy_tree_refuses_them(tmp_path, course):
         safefiles.copy_tree(link, tmp_path / "copies" / "whole_folder")
 
 
+def test_copy_tree_refuses_a_link_swapped_in_after_the_check(tmp_path, course, monkeypatch):
+    """The student replaces a checked file by a link to the source notebook just before it is
+    opened: the open does not follow it, and nothing of the source is copied."""
+    folder = tmp_path / "hand-in"
+    _attack_tree(folder, course, "honest")
+    real_open = os.open
+
+    def swapping_open(path, flags, *args, **kwargs):
+        if path == NB and not (folder / NB).is_symlink():
+            (folder / NB).unlink()
+            (folder / NB).symlink_to(course.notebook("source", PS))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(safefiles.os, "open", swapping_open)
+    with pytest.raises(safefiles.UnsafeFiles, match=f"{NB} changed while it was copied"):
+        safefiles.copy_tree(folder, tmp_path / "copy")
+    assert not (tmp_path / "copy" / NB).exists()
+
+
 # ------------------------------------------------------------------ nbgrader collect
 def test_collect_takes_only_plain_hand_ins_from_the_exchange(tmp_path, course):
     exchange = tmp_path / "exchange"
@@ -161,7 +180,7 @@ def test_zip_collect_files_only_plain_files(tmp_path, course):
 def laid(course):
     """A course whose submitted/ holds an honest hand-in and the attacks, laid by hand."""
     lay(course, PS, "honest", build_submission(course, PS))
-    for kind in ("link_to_source", "link_to_gradebook", "hard_link", "link_in_subfolder"):
+    for kind in ("link_to_source", "link_to_gradebook", "hard_link", "link_in_subfolder", "fifo"):
         _attack_tree(course.root / "submitted" / kind / PS, course, kind)
     (course.root / "submitted" / "whole_folder").mkdir()
     (course.root / "submitted" / "whole_folder" / PS).symlink_to(course.root / "source" / PS)
@@ -172,7 +191,7 @@ def test_plain_autograde_grades_no_linked_submission(laid):
     run = nbgrader("autograde", PS, cwd=laid.root, timeout=900)
     assert run.returncode == 1  # nbgrader reports the refused ones as errors
     graded = sorted(p.parent.parent.name for p in (laid.root / "autograded").glob(f"*/{PS}/{NB}"))
-    assert graded == ["honest"]
+    assert graded == ["honest"]  # the FIFO stops nbgrader's own copy of that folder
     for student in ("link_to_source", "link_to_gradebook", "hard_link", "link_in_subfolder",
                     "whole_folder"):
         assert f"not graded: {student}:" in run.stderr, (student, run.stderr[-3000:])
@@ -187,6 +206,7 @@ def test_kit_autograde_checks_before_nbgrader_reads_anything(laid):
     by = {o.student: o for o in outcomes}
     assert by["honest"].status == "graded"
     for student, name in (("link_to_source", NB), ("hard_link", NB), ("endless", NB),
+                          ("fifo", "data.bin is a FIFO"),
                           ("link_in_subfolder", "extra/answers.ipynb"), ("whole_folder", PS)):
         assert by[student].status == "failed" and name in by[student].message, by[student]
     assert "pipe is a FIFO" in by["link_to_gradebook"].message
