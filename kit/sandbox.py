@@ -10,14 +10,14 @@ a plain ipykernel. This wrapper:
 2. starts ``bwrap`` around ``python -m ipykernel_launcher``, with the Python of the kernel
    environment (:mod:`kit.kernelenv`: what the course offers students, nothing else). The
    sandbox sees a minimal file system: ``/usr``, ``/etc``, the Python installation and the
-   kernel environment, read-only; an empty ``/tmp``; ``kpca_probe`` read-only, alone in
-   :data:`PROBE_PATH`; and the kernel's own working
-   directory (the student's ``autograded/<student>/<ps>/`` folder) as a private in-memory
-   folder holding that folder's files read-only: the kernel may write there, but nothing it
-   writes reaches the disk. Nothing
-   else of the course is there: not ``source/``, not ``gradebook.db``, not other students'
-   folders, not ``kpca_ref``, not the grader's venv. It has no network, its own pid/ipc/uts namespaces and a
-   clean environment;
+   kernel environment, read-only, with the other Pythons' package folders emptied; an
+   empty ``/tmp``; ``kpca_probe`` read-only, alone in :data:`PROBE_PATH`; and the kernel's
+   own working directory (the student's ``autograded/<student>/<ps>/`` folder) as a private
+   in-memory folder holding that folder's files read-only: the kernel may write there, but
+   nothing it writes reaches the disk. Nothing else of the course is there: not
+   ``source/``, not ``gradebook.db``, not other students' folders, not ``kpca_ref``, not the
+   grader's venv. It has no network, its own pid/ipc/uts namespaces and a clean
+   environment;
 3. inside, sets resource limits (address space, processes, CPU seconds, file size) and,
    when started as root, drops to an unprivileged uid (root ignores ``RLIMIT_NPROC``);
 4. kills the sandbox after a whole-notebook wall-clock cap.
