@@ -70,7 +70,11 @@ def problems(folder) -> list[str]:
     if not stat.S_ISDIR(top.st_mode):
         return []
     found = []
-    for dirpath, dirnames, filenames in os.walk(folder):  # never descends into links
+
+    def unreadable(exc: OSError) -> None:
+        found.append(f"{Path(exc.filename).relative_to(folder)} cannot be read ({exc.strerror})")
+
+    for dirpath, dirnames, filenames in os.walk(folder, onerror=unreadable):  # never follows links
         for name in sorted(dirnames + filenames):
             path = Path(dirpath) / name
             what = describe(os.lstat(path))
@@ -106,6 +110,8 @@ def _open_checked(name: str, dir_fd: int | None, flags: int, rel: str) -> tuple[
         raise UnsafeFiles([f"{rel} {describe(before)}"])
     try:
         fd = os.open(name, flags, dir_fd=dir_fd)
+    except PermissionError as exc:
+        raise UnsafeFiles([f"{rel} cannot be read ({exc.strerror})"]) from exc
     except OSError as exc:  # ELOOP/ENOTDIR: swapped for a link since the lstat
         raise UnsafeFiles([f"{rel} changed while it was copied ({exc.strerror})"]) from exc
     st = os.fstat(fd)
@@ -124,7 +130,10 @@ def _copy_file(fd: int, st: os.stat_result, dest: Path) -> None:
 
 
 def _copy_dir(fd: int, src: Path, dest: Path, rel: str, ignore) -> None:
-    names = sorted(os.listdir(fd))
+    try:
+        names = sorted(os.listdir(fd))
+    except PermissionError as exc:  # a folder the TA may not read
+        raise UnsafeFiles([f"{rel or src.name} cannot be read ({exc.strerror})"]) from exc
     skipped = set(ignore(str(src), names)) if ignore else set()
     dest.mkdir(parents=True, exist_ok=True)
     for name in names:
@@ -157,8 +166,8 @@ def copy_tree(src, dest, ignore=None) -> None:
     Raises
     ------
     UnsafeFiles
-        At the first entry that is a link, a FIFO, a device or socket, or that changed
-        while it was copied; what was copied until then stays in ``dest``.
+        At the first entry that is a link, a FIFO, a device or socket, that changed while
+        it was copied, or that cannot be read; what was copied until then stays in ``dest``.
     """
     src = Path(src)
     fd, _ = _open_checked(str(src), None, _DIR_FLAGS, src.name)

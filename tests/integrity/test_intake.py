@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -126,6 +127,35 @@ def test_copy_tree_refuses_a_link_swapped_in_after_the_check(tmp_path, course, m
     with pytest.raises(safefiles.UnsafeFiles, match=f"{NB} changed while it was copied"):
         safefiles.copy_tree(folder, tmp_path / "copy")
     assert not (tmp_path / "copy" / NB).exists()
+
+
+@pytest.mark.skipif(os.getuid() != 0 or not shutil.which("setpriv"),
+                    reason="needs root to act as another user")
+def test_a_folder_the_ta_cannot_read_is_refused_not_a_crash():
+    """A student's folder with mode 000 inside the hand-in: named, refused, no traceback."""
+    with tempfile.TemporaryDirectory() as tmp:  # pytest's own folders are private to root
+        os.chmod(tmp, 0o1777)  # the other user writes the copy there
+        try:
+            _run_unreadable(Path(tmp))
+        finally:
+            os.chmod(Path(tmp) / "hand-in" / "secret", 0o700)
+
+
+def _run_unreadable(tmp_path: Path) -> None:
+    folder = tmp_path / "hand-in"
+    (folder / "secret").mkdir(parents=True)
+    (folder / NB).write_text("{}")
+    os.chmod(folder / "secret", 0)
+    code = ("from kit import safefiles\n"
+            f"print(safefiles.problems({str(folder)!r}))\n"
+            f"try:\n    safefiles.copy_tree({str(folder)!r}, {str(tmp_path / 'copy')!r})\n"
+            "except safefiles.UnsafeFiles as exc:\n    print(exc.found)\n")
+    run = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                          sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd="/", env={"PYTHONPATH": str(Path(safefiles.__file__).parents[1])},
+                         check=False)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == ["['secret cannot be read (Permission denied)']"] * 2
 
 
 # ------------------------------------------------------------------ nbgrader collect
