@@ -12,6 +12,10 @@ c.CourseDirectory.db_url = "sqlite:///" + c.CourseDirectory.root + "/gradebook.d
 # exchange directory (students reach it through /etc/jupyter/nbgrader_config.py, see the
 # README). KPCA_EXCHANGE points the course at another one (the tests use a temporary one).
 c.Exchange.root = os.environ.get("KPCA_EXCHANGE", "/srv/nbgrader/exchange")
+# Students write into the exchange's inbound/ and collect reads it with the TA's rights:
+# this collect copies plain files only, and skips (one line each) a hand-in holding a
+# symbolic link, a hard link, a FIFO or a device (kit/intake.py).
+c.ExchangeFactory.collect = "kit.intake.SafeCollect"
 
 # LMS course: `nbgrader zip_collect <ps>` (or `python -m kit.collect --zip`) files each
 # notebook of downloaded/<ps>/extracted/ by its name, Canvas style:
@@ -23,6 +27,10 @@ c.FileNameCollectorPlugin.named_regexp = (
     r"^(?:.*/)?(?P<student_id>[^/]+?)(?i:_late)?_(?P<lms_user_id>\d+)_(?P<submission_id>\d+)_"
     r"(?P<file_id>[A-Za-z][^/]*?)(?:-\d+)?\.ipynb$"
 )
+# nbgrader's collector for those names, but a file that is not a plain file (a link, a
+# FIFO) is not imported, and a student with two files for one notebook is skipped with a
+# line instead of stopping the whole import (kit/intake.py).
+c.ZipCollectApp.collector_plugin = "kit.intake.SafeFileNameCollector"
 
 # Each cell gets 15 s; a cell that runs over is interrupted and scores 0, the rest still run.
 c.Execute.timeout = 15
@@ -80,7 +88,10 @@ c.JudgeHiddenTests.show_expected = False
 
 # Stock sanitizing steps; only the metadata check is swapped for one that validates the same
 # metadata with the same schema and errors, but checks the schema once (kit/metadata.py).
+# First, a submission whose submitted/ folder holds a link, a FIFO or a device (laid there
+# by hand) is not graded at all (kit/intake.py).
 c.Autograde.sanitize_preprocessors = [
+    "kit.intake.CheckSubmittedFiles",
     "nbgrader.preprocessors.ClearOutput",
     "nbgrader.preprocessors.DeduplicateIds",
     "nbgrader.preprocessors.OverwriteKernelspec",

@@ -19,8 +19,9 @@ from pathlib import Path
 
 import nbformat
 
-from kit import sandbox
+from kit import safefiles, sandbox
 from kit.course import ASSIGNMENTS, REPO_ROOT, Course
+from kit.execute import kernel_env_refusal
 
 
 class GradingError(RuntimeError):
@@ -62,6 +63,9 @@ def _graded_ids(nb) -> set[str]:
 def check_submission(course: Course, assignment: str, student: str) -> str:
     """Empty string if the submission can be graded, else why it cannot."""
     folder = course.root / "submitted" / student / assignment
+    found = safefiles.submission_problems(folder)
+    if found:  # before anything reads the folder: links, FIFOs and devices are refused
+        return "; ".join(found) + " (only plain files are graded)"
     path = folder / f"{assignment}.ipynb"
     if not path.exists():
         others = sorted(p.name for p in folder.glob("*.ipynb")) if folder.exists() else []
@@ -91,6 +95,8 @@ def autograde_student(course: Course, assignment: str, student: str, api=None) -
     sandboxed = _sandboxed(api)
     if sandboxed and (why := sandbox.unavailable()):
         raise GradingError(f"sandbox unavailable: {why}")
+    if sandboxed and (why := kernel_env_refusal(str(course.root))):
+        raise GradingError(f"grading refused: {why}")
     result = api.autograde(assignment, student, force=True, create=True)
     if not result.get("success"):
         log = (result.get("error") or "") + (result.get("log") or "")

@@ -10,8 +10,10 @@ is filed by its name, Canvas style (``c.FileNameCollectorPlugin.named_regexp`` i
     ada_reference_4417_90210_ps1_circle_lift.ipynb        -> submitted/ada_reference/...
 
 The checks come before nbgrader touches anything: a missing zip, an unknown problem set,
-a zip with no notebook for it, two files for one student, or an earlier import that would
-be overwritten (``--force`` replaces it) stop with a message naming the problem.
+a zip with no notebook for it, or an earlier import that would be overwritten (``--force``
+replaces it) stop with a message naming the problem. A student with two files for the
+problem set is skipped, with a line naming both files; the others are imported. A file
+that is not a plain file is never imported (``kit.intake.SafeFileNameCollector``).
 
 A JupyterHub course collects from the exchange with plain ``nbgrader collect <ps>``.
 """
@@ -46,11 +48,15 @@ class ZipPlan:
         Names that do not match the file-name pattern (nbgrader skips them).
     other_notebook : list
         Names that match the pattern but hold another notebook than ``<ps>.ipynb``.
+    twice : dict
+        ``{student: [file names]}`` of the students with more than one ``<ps>`` notebook:
+        not imported (nobody can tell which one they meant).
     """
 
     students: dict[str, str] = field(default_factory=dict)
     ignored: list[str] = field(default_factory=list)
     other_notebook: list[str] = field(default_factory=list)
+    twice: dict[str, list[str]] = field(default_factory=dict)
 
 
 def name_pattern(course: Course) -> str:
@@ -66,12 +72,8 @@ def plan(names, pattern: str, assignment: str, where: str = "") -> ZipPlan:
     """Sort the file names of a zip as ``nbgrader zip_collect --strict`` will file them.
 
     nbgrader matches the pattern against the path of each extracted file: ``where`` is the
-    folder the zip is extracted into (the names alone are matched when it is empty).
-
-    Raises
-    ------
-    CollectError
-        When two files name the same student (nbgrader cannot tell which one is newer).
+    folder the zip is extracted into (the names alone are matched when it is empty). A
+    student whose name is on two files goes to ``twice``, not to ``students``.
     """
     result = ZipPlan()
     seen: dict[str, list[str]] = {}
@@ -85,11 +87,8 @@ def plan(names, pattern: str, assignment: str, where: str = "") -> ZipPlan:
             result.other_notebook.append(name)
         else:
             seen.setdefault(match["student_id"], []).append(name)
-    twice = {s: files for s, files in seen.items() if len(files) > 1}
-    if twice:
-        lines = "".join(f"\n  {s}: {', '.join(files)}" for s, files in sorted(twice.items()))
-        raise CollectError(f"more than one {assignment} notebook for a student (keep one):{lines}")
-    result.students = {s: files[0] for s, files in sorted(seen.items())}
+    result.twice = {s: files for s, files in sorted(seen.items()) if len(files) > 1}
+    result.students = {s: files[0] for s, files in sorted(seen.items()) if len(files) == 1}
     return result
 
 
@@ -137,6 +136,9 @@ def import_zip(course: Course, assignment: str, zip_path, force: bool = False) -
     with zipfile.ZipFile(zip_path) as archive:  # zip_collect extracts it to extracted/<zip name>/
         result = plan(archive.namelist(), name_pattern(course), assignment,
                       where=str(downloaded / "extracted" / zip_path.stem))
+    if not result.students and result.twice:
+        raise CollectError(f"nothing to import from {zip_path.name}:\n"
+                           + report(result, assignment))
     if not result.students:
         raise CollectError(
             f"no file in {zip_path.name} is a {assignment} notebook named like "
@@ -179,6 +181,8 @@ def report(result: ZipPlan, assignment: str) -> str:
     lines = [f"imported {len(result.students)} submissions of {assignment}: {names}"]
     lines += [f"  ! not imported, name not in the pattern: {n}" for n in result.ignored]
     lines += [f"  ! not imported, not a {assignment} notebook: {n}" for n in result.other_notebook]
+    lines += [f"  ! not imported, {len(files)} {assignment} notebooks for {s} (keep one and "
+              f"import again): {', '.join(files)}" for s, files in result.twice.items()]
     return "\n".join(lines)
 
 

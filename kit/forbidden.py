@@ -1,9 +1,11 @@
 """Forbidden shortcuts: parts whose code uses the reference or scikit-learn's estimators.
 
-A test cell scores 0, with a ``[diagnosis: forbidden_import]`` line, when the student's code
-of its part (the answer and added cells since the previous test cell) imports ``kpca_ref``
-or scikit-learn's ``KernelPCA``/``KernelCenterer``, or uses a name that code bound from them
-(directly or through a function or variable built on them, anywhere in the notebook).
+A diagnosis only: graded kernels cannot import those packages at all (kit/kernelenv.py), so
+the part's own tests decide its score. A test cell gets a ``[diagnosis: forbidden_import]``
+line when the student's code of its part (the answer and added cells since the previous test
+cell) imports ``kpca_ref`` or scikit-learn's ``KernelPCA``/``KernelCenterer``, or uses a name
+that code bound from them (directly or through a function or variable built on them,
+anywhere in the notebook).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ __all__ = ["FORBIDDEN_LINE", "FORBIDDEN_MODULES", "FORBIDDEN_NAMES", "forbidden_
 FORBIDDEN_MODULES = ("kpca_ref",)
 FORBIDDEN_NAMES = ("KernelPCA", "KernelCenterer")
 FORBIDDEN_LINE = ("✗ this part uses the reference implementation (kpca_ref) or scikit-learn's "
-                  "KernelPCA/KernelCenterer: not allowed, it earns nothing "
+                  "KernelPCA/KernelCenterer, which graded notebooks cannot import "
                   "[diagnosis: forbidden_import]")
 
 

@@ -18,11 +18,12 @@ Two nbgrader preprocessors, wired into ``c.Autograde.autograde_preprocessors``:
   judge's lines are appended and an ``execute_result`` carries the score, which nbgrader's
   ``SaveAutoGrades`` records as partial credit.
 
-Forbidden shortcuts: a test cell scores 0, with a ``[diagnosis: forbidden_import]`` line,
-when the student's code of its part (the answer and added cells since the previous test
-cell) imports ``kpca_ref`` or scikit-learn's ``KernelPCA``/``KernelCenterer``, or uses a
-name that code bound from them (directly or through a function or variable built on them,
-anywhere in the notebook). See :func:`forbidden_parts`.
+Forbidden shortcuts cannot be imported in a grading kernel (kit/kernelenv.py), so a part
+built on them fails there; the judge only names the cause, with a ``[diagnosis:
+forbidden_import]`` line in a test cell whose part (the answer and added cells since the
+previous test cell) imports ``kpca_ref`` or scikit-learn's ``KernelPCA``/``KernelCenterer``,
+or uses a name that code bound from them (directly or through a function or variable built
+on them, anywhere in the notebook). See :func:`forbidden_parts`.
 """
 
 from __future__ import annotations
@@ -168,11 +169,11 @@ def judge_cell(cell, forbidden: bool = False, who: Identity | None = None,
     kept = [visible_error(out, cell.source) for out in cell.get("outputs", [])
             if out.get("output_type") == "error"][:1]
     lines, score = [], 0.0
+    if forbidden and plan:  # a diagnosis only: the kernel cannot import those anyway
+        lines.append(FORBIDDEN_LINE)
     if plan is None or not plan:
         lines.append("✗ this test cell could not be graded (no hidden test found); "
                      "please tell your instructor")
-    elif forbidden:
-        lines.append(FORBIDDEN_LINE)
     elif errored:
         lines.append("✗ this test cell stopped with an error (see above), so its hidden "
                      "tests earn nothing")

@@ -2,8 +2,8 @@
 
 :func:`install_kernelspec` (``python -m kit.sandbox --install``, run by ``make venv``)
 writes ``<venv>/share/jupyter/kernels/kpca-sandbox/kernel.json``, whose command is the
-sandbox wrapper ``python -m kit.sandbox -f {connection_file}`` (kit/sandbox.py), and builds
-matplotlib's font list once for the sandboxes. The kernelspec names
+sandbox wrapper ``python -m kit.sandbox -f {connection_file}`` (kit/sandbox.py); the kernel
+itself runs the kernel environment's Python (kit/kernelenv.py). The kernelspec names
 :class:`SandboxProvisioner` (registered as an entry point in ``pyproject.toml``), which
 switches these kernels, and only these, to ipc sockets in a private directory: inside the
 sandbox there is no network, not even to 127.0.0.1 outside it.
@@ -14,14 +14,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 from jupyter_client.provisioning import LocalProvisioner
 
-from kit.sandbox import KERNEL_NAME, PROVISIONER_NAME, font_cache_dir
+from kit.sandbox import KERNEL_NAME, PROVISIONER_NAME
 
 
 class SandboxProvisioner(LocalProvisioner):
@@ -72,18 +71,8 @@ def kernelspec() -> dict:
 
 
 def install_kernelspec(prefix: str | None = None) -> Path:
-    """Write the kernelspec into ``<prefix>/share/jupyter/kernels/kpca-sandbox/``.
-
-    Also builds matplotlib's font list once (a kernel would otherwise spend about a second
-    rebuilding it in its empty ``/tmp``); each sandbox gets a read-only copy of it.
-    """
+    """Write the kernelspec into ``<prefix>/share/jupyter/kernels/kpca-sandbox/``."""
     folder = Path(prefix or sys.prefix) / "share" / "jupyter" / "kernels" / KERNEL_NAME
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "kernel.json").write_text(json.dumps(kernelspec(), indent=1) + "\n")
-    fonts = font_cache_dir(prefix)
-    fonts.mkdir(parents=True, exist_ok=True)
-    for old in fonts.glob("fontlist-*.json"):
-        old.unlink()
-    subprocess.run([sys.executable, "-c", "import matplotlib.font_manager"], check=True,
-                   env=dict(os.environ, MPLCONFIGDIR=str(fonts)))
     return folder

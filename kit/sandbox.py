@@ -7,15 +7,17 @@ a plain ipykernel. This wrapper:
 1. refuses to start, with a message and exit status :data:`REFUSED`, when bubblewrap is
    missing, cannot create namespaces, or the kernel was not launched over ipc sockets (it
    never falls back to an unsandboxed kernel);
-2. starts ``bwrap`` around ``python -m ipykernel_launcher``. The sandbox sees a minimal
-   file system: ``/usr``, ``/etc``, the Python installation and the venv, read-only; an
-   empty ``/tmp``; ``kpca_probe`` read-only when it exists; and the kernel's own working
-   directory (the student's ``autograded/<student>/<ps>/`` folder) as a private in-memory
-   folder holding that folder's files read-only: the kernel may write there, but nothing it
-   writes reaches the disk. Nothing
-   else of the course is there: not ``source/``, not ``gradebook.db``, not other students'
-   folders, not ``kpca_ref``. It has no network, its own pid/ipc/uts namespaces and a
-   clean environment;
+2. starts ``bwrap`` around ``python -m ipykernel_launcher``, with the Python of the kernel
+   environment (:mod:`kit.kernelenv`: what the course offers students, nothing else). The
+   sandbox sees a minimal file system: ``/usr``, ``/etc``, the Python installation and the
+   kernel environment, read-only, with the other Pythons' package folders emptied; an
+   empty ``/tmp``; ``kpca_probe`` read-only, alone in :data:`PROBE_PATH`; and the kernel's
+   own working directory (the student's ``autograded/<student>/<ps>/`` folder) as a private
+   in-memory folder holding that folder's files read-only: the kernel may write there, but
+   nothing it writes reaches the disk. Nothing else of the course is there: not
+   ``source/``, not ``gradebook.db``, not other students' folders, not ``kpca_ref``, not the
+   grader's venv. It has no network, its own pid/ipc/uts namespaces and a clean
+   environment;
 3. inside, sets resource limits (address space, processes, CPU seconds, file size) and,
    when started as root, drops to an unprivileged uid (root ignores ``RLIMIT_NPROC``);
 4. kills the sandbox after a whole-notebook wall-clock cap.
@@ -28,6 +30,7 @@ keep tcp).
 Settings (environment variables of the grading process):
 
 - ``KPCA_SANDBOX_BWRAP``: the bubblewrap executable (default: ``bwrap`` on PATH);
+- ``KPCA_KERNEL_ENV``: the kernel environment (default: ``<grader's venv>-kernel``);
 - ``KPCA_SANDBOX_UID`` / ``KPCA_SANDBOX_GID``: the uid the kernel runs as when the grader
   is root (default: a fresh uid per kernel, :data:`UID_BASE` + the wrapper's pid);
 - ``KPCA_SANDBOX_MEMORY_MB``, ``KPCA_SANDBOX_NPROC``, ``KPCA_SANDBOX_CPU_SECONDS``,
@@ -44,6 +47,8 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+
+from kit import kernelenv
 
 KERNEL_NAME = "kpca-sandbox"
 PROVISIONER_NAME = "kpca-sandbox-provisioner"
@@ -71,6 +76,9 @@ PASS_ENV = ("LANG", "LC_ALL", "MPLBACKEND", "OPENBLAS_NUM_THREADS", "OMP_NUM_THR
             # what nbgrader documents for every graded kernel ("autograde" / "validate")
             "NBGRADER_EXECUTION", "NBGRADER_VALIDATING")
 PASS_ENV_PREFIX = "KPCA_PROBE_"  # for the judge's case file
+
+#: Where ``kpca_probe`` is bound inside the sandbox, alone: the kernel's PYTHONPATH.
+PROBE_PATH = "/kpca-grading"
 
 
 def _limit(name: str) -> int:
@@ -131,6 +139,13 @@ def _package_dir(name: str) -> Path | None:
     return Path(next(iter(spec.submodule_search_locations))).resolve()
 
 
+def probe_dir(root: Path | None) -> Path | None:
+    """The ``kpca_probe`` package the kernels get: the course's own, else the installed one."""
+    if root is not None and (root / "kpca_probe" / "__init__.py").is_file():
+        return (root / "kpca_probe").resolve()
+    return _package_dir("kpca_probe")
+
+
 def _system_binds() -> list[tuple[str, list[str]]]:
     ops = [("", ["--ro-bind", "/usr", "/usr"]), ("", ["--ro-bind", "/etc", "/etc"])]
     for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
@@ -182,8 +197,8 @@ def _parent_dirs(dest: str, made: set[str]) -> list[str]:
 def bwrap_command(bwrap: str, connection_file: Path, socket_dir: Path, cwd: Path,
                   uid: int, gid: int) -> list[str]:
     """The full bwrap command line for one kernel."""
-    venv = Path(sys.prefix).resolve()
-    python = str(venv / "bin" / "python")
+    venv = kernelenv.env_dir().resolve()
+    python = str(kernelenv.python_of(venv))
     args = [bwrap, "--die-with-parent", "--new-session",
             "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
             "--unshare-cgroup-try", "--hostname", "sandbox", "--clearenv"]
@@ -199,18 +214,17 @@ def bwrap_command(bwrap: str, connection_file: Path, socket_dir: Path, cwd: Path
     ops += [("", ["--dev", "/dev", "--proc", "/proc"]),
             ("", ["--perms", "1777", "--size", tmp_size, "--tmpfs", "/tmp"]),
             (str(venv), ["--ro-bind", str(venv), str(venv)])]
-    # matplotlib's font list, built once by `--install`: without it every kernel rebuilds it
-    fonts = sorted(font_cache_dir().glob("fontlist-*.json"))
+    ops += [("", ["--tmpfs", d, "--remount-ro", d]) for d in kernelenv.other_site_dirs()]
+    # matplotlib's font list, built with the environment: without it every kernel rebuilds it
+    fonts = sorted(kernelenv.font_cache_dir(venv).glob("fontlist-*.json"))
     if fonts:
         ops.append(("", ["--perms", "1777", "--dir", env["MPLCONFIGDIR"]]))
         ops += [("", ["--ro-bind", str(f), f"{env['MPLCONFIGDIR']}/{f.name}"]) for f in fonts]
-    root = course_root(cwd)
-    probes = {p for p in (_package_dir("kpca_probe"),) if p}
-    if root is not None and (root / "kpca_probe").is_dir():
-        probes.add((root / "kpca_probe").resolve())
-        env["PYTHONPATH"] = str(root.resolve())
-    for probe in sorted(probes):
-        ops.append((str(probe), ["--ro-bind", str(probe), str(probe)]))
+    probe = probe_dir(course_root(cwd))
+    if probe is not None:  # alone on the kernel's path: nothing else of the course comes along
+        inside = f"{PROBE_PATH}/kpca_probe"
+        ops.append((inside, ["--ro-bind", str(probe), inside]))
+        env["PYTHONPATH"] = PROBE_PATH
     ops.append((str(socket_dir), ["--bind", str(socket_dir), str(socket_dir)]))
     # The working folder is a private tmpfs holding the folder's files read-only: the kernel
     # can write there, but nothing it writes reaches the disk or outlives it (so it cannot
@@ -240,6 +254,8 @@ def main(argv=None) -> int:
     why = unavailable()
     if why:
         return refuse(why)
+    if not kernelenv.python_of(kernelenv.env_dir()).exists():
+        return refuse(f"no kernel environment at {kernelenv.env_dir()}; run `make venv`")
     bwrap = bwrap_path()
     info = json.loads(Path(argv[1]).read_text())
     socket_dir = Path(str(info.get("ip", ""))).parent
@@ -276,11 +292,6 @@ def main(argv=None) -> int:
         proc.kill()
         status = proc.wait()
     return status if status >= 0 else 128 - status
-
-
-def font_cache_dir(prefix: str | None = None) -> Path:
-    """Where ``--install`` keeps matplotlib's font list for the sandboxed kernels."""
-    return Path(prefix or sys.prefix) / "share" / KERNEL_NAME / "matplotlib"
 
 
 if __name__ == "__main__":

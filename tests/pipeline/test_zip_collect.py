@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import zipfile
 
 import nbformat
 import pytest
 
 from kit.autograde import autograde_student
-from kit.collect import CollectError, import_zip, main, name_pattern, plan
+from kit.collect import CollectError, import_zip, main, name_pattern, plan, report
 from kit.course import REPO_ROOT, Course
 from kit.submitted import build_submission
 from tests.support.nbgrading import auto_points, read_source, variants
@@ -47,11 +49,43 @@ def test_the_pattern_files_lms_names_under_the_right_student():
     assert got.other_notebook == [OTHER_NOTEBOOK]
 
 
-def test_two_files_for_one_student_are_named():
-    names = [f"ada_1_2_{PS}.ipynb", f"ada_late_1_3_{PS}-1.ipynb"]
-    with pytest.raises(CollectError, match="more than one") as err:
-        plan(names, PATTERN, PS)
-    assert all(name in str(err.value) for name in names)
+def test_two_files_for_one_student_are_named_and_only_that_student_is_left_out():
+    names = [f"ada_1_2_{PS}.ipynb", f"ada_late_1_3_{PS}-1.ipynb", f"bob_4_5_{PS}.ipynb"]
+    got = plan(names, PATTERN, PS)
+    assert got.twice == {"ada": names[:2]}
+    assert got.students == {"bob": names[2]}
+    line = report(got, PS)
+    assert "imported 1 submissions" in line and "bob" in line
+    assert f"2 {PS} notebooks for ada" in line and all(name in line for name in names[:2])
+
+
+def test_a_student_with_two_files_is_skipped_and_the_class_imported(tmp_path, released_ps1, capsys):
+    """Through kit.collect, then plain `nbgrader zip_collect`: ada's two files are named, the
+    rest of the class lands in submitted/."""
+    course = released_ps1(tmp_path / "course")
+    second = f"ada_reference_late_4417_90299_{PS}-1.ipynb"
+    export = write_export(course, tmp_path / "export.zip", extra=(second,))
+    result = import_zip(course, PS, export)
+    assert result.twice == {"ada_reference": sorted([second, *[n for n in EXPORT if n.startswith("ada")]])}
+    imported = sorted(s for s, _ in EXPORT.values() if s != "ada_reference")
+    assert sorted(result.students) == imported
+    assert _submitted(course) == imported
+
+    again = released_ps1(tmp_path / "plain")
+    archive = again.root / "downloaded" / PS / "archive"
+    archive.mkdir(parents=True)
+    write_export(again, archive / "export.zip", extra=(second,))
+    done = subprocess.run([sys.executable, "-m", "nbgrader", "zip_collect", "--strict", PS],
+                          cwd=again.root, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "not imported: ada_reference: 2 files for one notebook" in done.stderr
+    assert second in done.stderr
+    assert _submitted(again) == imported
+
+
+def _submitted(course) -> list[str]:
+    folder = course.root / "submitted"
+    return sorted(p.name for p in folder.iterdir()) if folder.exists() else []
 
 
 def test_wrapper_names_what_is_wrong_before_touching_the_course(tmp_path, capsys):
