@@ -23,17 +23,22 @@ when the student's code of its part (the answer and added cells since the previo
 cell) imports ``kpca_ref`` or scikit-learn's ``KernelPCA``/``KernelCenterer``, or uses a
 name that code bound from them (directly or through a function or variable built on them,
 anywhere in the notebook). See :func:`forbidden_parts`.
+
+Limits: each notebook's test cells are judged in a forked child under a time and memory
+limit (:mod:`kit.judge_limits`); a cell over a limit scores 0 with a line saying why.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import re
 
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 import kpca_probe
+from kit import judge_limits
 from kpca_probe.wire import decode, decode_error
 
 __all__ = ["JudgeHiddenTests", "WriteCases", "forbidden_parts", "judge_cell", "planned_calls"]
@@ -318,10 +323,12 @@ class JudgeHiddenTests(NbGraderPreprocessor):
         except OSError:
             pass
         zeroed = forbidden_parts(nb)
+        jobs = []  # (cell, how to judge it): run below under time and memory limits
         for index, cell in enumerate(nb.cells):
             if is_test_cell(cell):
-                judge_cell(cell, forbidden=index in zeroed)
+                jobs.append((cell, functools.partial(judge_cell, forbidden=index in zeroed)))
             elif cell.cell_type == "code":  # probe results elsewhere are forgeries: drop them
                 cell.outputs = [o for o in cell.get("outputs", [])
                                 if kpca_probe.MIME not in o.get("data", {})]
+        judge_limits.run_bounded(jobs)  # kit/judge_limits.py: a forked child per notebook
         return nb, resources
