@@ -275,8 +275,9 @@ def main(argv=None) -> int:
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # interrupts reach the kernel as messages
     status = watch(proc, parent, _limit("wall_seconds"))
-    if os.getppid() != parent:  # the grader is gone: nobody else removes the sockets
+    if os.getppid() != parent:  # the grader is gone: nobody else removes its files
         shutil.rmtree(socket_dir, ignore_errors=True)
+        Path(argv[1]).unlink(missing_ok=True)
     return status if status >= 0 else 128 - status
 
 

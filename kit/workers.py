@@ -125,6 +125,8 @@ def run_jobs(jobs, n: int, init, initargs, job_fn):
     """
     ctx = mp.get_context("spawn")
     todo = deque(jobs)
+    if not todo:
+        return
     workers = [_Worker(ctx, init, initargs, job_fn) for _ in range(max(1, min(n, len(todo))))]
     try:
         while True:

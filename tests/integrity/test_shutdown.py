@@ -67,9 +67,15 @@ def sandbox_processes(root: Path, student: str = "") -> dict[int, int]:
 
 def start(args, cwd: Path) -> subprocess.Popen:
     env = {**os.environ, "PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"]}
-    return subprocess.Popen([sys.executable, "-m", *args], cwd=cwd, env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            start_new_session=True)  # its own process group, as in a terminal
+    # Ctrl-C as in a terminal, even when the tests run where SIGINT is ignored (`&`): a
+    # handled signal is reset to its default in the child, an ignored one stays ignored
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return subprocess.Popen([sys.executable, "-m", *args], cwd=cwd, env=env, text=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                start_new_session=True)  # its own process group
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def wait_for_kernel(root: Path, proc: subprocess.Popen, student: str = "") -> dict[int, int]:
@@ -87,12 +93,17 @@ def wait_for_kernel(root: Path, proc: subprocess.Popen, student: str = "") -> di
     raise AssertionError("no sandboxed kernel started within 90 s")
 
 
-def seconds_until_gone(root: Path, student: str = "") -> float:
-    """Seconds until no kernel process of the course is left; fails after GONE_WITHIN."""
-    start_time = time.monotonic()
+def seconds_until_gone(root: Path, since: float, student: str = "") -> float:
+    """Seconds from ``since`` (the signal) until no kernel process of the course is left.
+
+    Fails when any is left GONE_WITHIN seconds after the signal.
+    """
+    start_time = since
     while time.monotonic() - start_time < GONE_WITHIN:
         if not sandbox_processes(root, student):
-            return time.monotonic() - start_time
+            seconds = time.monotonic() - start_time
+            print(f"kernel processes gone {seconds:.2f} s after the signal")  # shown with -s
+            return seconds
         time.sleep(0.05)
     left = sandbox_processes(root, student)
     for pid in left:  # never leave them running for the next test
@@ -117,9 +128,10 @@ def test_ctrl_c_of_kit_autograde_stops_cleanly_and_a_rerun_continues(course):
     proc = autograde(course, "--workers", "1")
     wait_for_kernel(course.root, proc, "b_slow")
     os.killpg(proc.pid, signal.SIGINT)
+    sent = time.monotonic()
     out = finish(proc, timeout=30)
     assert proc.returncode == 130, out
-    seconds_until_gone(course.root)
+    seconds_until_gone(course.root, sent)
     assert "Traceback" not in out and "KeyboardInterrupt" not in out, out
     assert "interrupted: 1 submissions graded in this run, 2 not graded" in out, out
     assert f"graded: {PS}: a_quick" in out and f"not graded: {PS}: b_slow, c_slow" in out, out
@@ -136,8 +148,9 @@ def test_killed_kit_autograde_leaves_no_kernel(course, signum):
     proc = autograde(course, "--workers", "2")
     wait_for_kernel(course.root, proc)
     os.kill(proc.pid, signum)
+    sent = time.monotonic()
     finish(proc, timeout=30)
-    seconds_until_gone(course.root)
+    seconds_until_gone(course.root, sent)
 
 
 def test_a_dead_worker_fails_only_its_own_submission(course):
@@ -145,7 +158,7 @@ def test_a_dead_worker_fails_only_its_own_submission(course):
     found = wait_for_kernel(course.root, proc, "b_slow")
     wrapper = next(p for p in found if "kit.sandbox" in Path(f"/proc/{p}/cmdline").read_text())
     os.kill(found[wrapper], signal.SIGKILL)  # the worker grading b_slow, as the OOM killer would
-    seconds_until_gone(course.root, "b_slow")
+    seconds_until_gone(course.root, time.monotonic(), "b_slow")
     out = finish(proc)
     assert proc.returncode == 0, out
     assert f"b_slow / {PS}: the grading process killed by SIGKILL" in out, out
@@ -162,9 +175,10 @@ def test_stopped_nbgrader_autograde_leaves_no_kernel(course, signum):
         os.killpg(proc.pid, signum)
     else:
         os.kill(proc.pid, signum)
+    sent = time.monotonic()
     try:
         proc.wait(timeout=30)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
-    seconds_until_gone(course.root)
+    seconds_until_gone(course.root, sent)
