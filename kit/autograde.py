@@ -5,13 +5,21 @@ the named problem sets (all five by default) with one grading process per core, 
 the next submission from a shared queue, all writing to the one sqlite gradebook; with
 ``--feedback`` each process also writes the feedback page of what it graded. A submission that
 cannot be graded (missing, corrupt, the wrong problem set, a kernel that died) gets a clear
-line in the summary and zero for what could not be graded; everybody else is graded normally.
+line in the summary and zero for what could not be graded; everybody else is graded normally,
+even when a grading process dies (``kill -9``, the out-of-memory killer): only its submission
+fails, with a line naming it.
+
+Re-running skips what it already graded (the same hand-in, its graded notebook still there;
+recorded in ``autograded/.kit-graded.json``), so a run
+stopped with Ctrl-C (it prints what was graded and what was not, and exits with status 130)
+continues where it stopped; ``--force`` grades everything again. No kernel outlives the run:
+see :mod:`kit.workers` and :mod:`kit.sandbox`.
 """
 
 from __future__ import annotations
 
 import argparse
-import multiprocessing as mp
+import json
 import os
 import sys
 from dataclasses import dataclass, field
@@ -34,7 +42,7 @@ class Outcome:
 
     student: str
     assignment: str
-    status: str  # "graded", "not submitted" or "failed"
+    status: str  # "graded", "not submitted", "failed" or "already graded"
     scores: dict[str, float] = field(default_factory=dict)
     message: str = ""
 
@@ -139,30 +147,122 @@ def students_of(course: Course) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if p.is_dir()) if folder.exists() else []
 
 
+#: Record of what kit.autograde graded, in ``autograded/``: ``{"<ps>/<student>": stamp}``.
+LEDGER = ".kit-graded.json"
+
+
+def _stamp(course: Course, assignment: str, student: str) -> list[int]:
+    """Modification time and size of the hand-in: a new hand-in changes them."""
+    stat = course.notebook("submitted", assignment, student).stat()
+    return [stat.st_mtime_ns, stat.st_size]
+
+
+def read_ledger(course: Course) -> dict:
+    """What :func:`grade_class` recorded as graded (empty when nothing or unreadable)."""
+    try:
+        ledger = json.loads((course.root / "autograded" / LEDGER).read_text())
+    except (OSError, ValueError):
+        return {}
+    return ledger if isinstance(ledger, dict) else {}
+
+
+def _record(course: Course, ledger: dict, assignment: str, student: str) -> None:
+    try:
+        ledger[f"{assignment}/{student}"] = _stamp(course, assignment, student)
+    except OSError:
+        return
+    path = course.root / "autograded" / LEDGER
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(ledger, indent=0, sort_keys=True))
+    os.replace(tmp, path)
+
+
+def already_graded(course: Course, assignment: str, student: str, ledger=None) -> bool:
+    """Whether kit.autograde graded this very hand-in and its graded notebook is still there.
+
+    nbgrader writes a notebook into ``autograded/`` before it runs it, so the notebook alone
+    proves nothing: a run records each submission it finished in :data:`LEDGER`, with the
+    hand-in's time and size.
+    """
+    ledger = read_ledger(course) if ledger is None else ledger
+    try:
+        stamp = _stamp(course, assignment, student)
+    except OSError:
+        return False
+    return (ledger.get(f"{assignment}/{student}") == stamp
+            and course.notebook("autograded", assignment, student).exists())
+
+
+class Interrupted(KeyboardInterrupt):
+    """Grading stopped by Ctrl-C: ``outcomes`` so far and the ``pending`` (assignment, student) jobs."""
+
+    def __init__(self, outcomes: list[Outcome], pending: list[tuple[str, str]]):
+        super().__init__("grading interrupted")
+        self.outcomes, self.pending = outcomes, pending
+
+
+def _sort(outcomes: list[Outcome]) -> list[Outcome]:
+    order = {a: i for i, a in enumerate(ASSIGNMENTS)}
+    return sorted(outcomes, key=lambda o: (o.student, order.get(o.assignment, 99)))
+
+
 def grade_class(course: Course, assignments=ASSIGNMENTS, students=None, workers=None,
-                progress=True, feedback=False) -> list[Outcome]:
+                progress=True, feedback=False, skip_graded=False) -> list[Outcome]:
     """Grade every (assignment, student) pair on ``workers`` processes (default: one per core).
 
-    With ``feedback``, each worker also writes the feedback page of what it graded.
+    With ``feedback``, each worker also writes the feedback page of what it graded. With
+    ``skip_graded``, a submission this function graded before (:func:`already_graded`) is
+    left as it is (status ``"already graded"``). A worker that dies fails only its own submission.
+    Ctrl-C stops every worker and their kernels and raises :class:`Interrupted`.
     """
+    from kit.workers import Died, run_jobs
+
     students = list(students) if students is not None else students_of(course)
     jobs = [(a, s) for a in assignments for s in students]
-    workers = max(1, min(workers or os.cpu_count() or 1, len(jobs) or 1))
     outcomes = []
-    ctx = mp.get_context("spawn")
-    with ctx.Pool(workers, initializer=_init_worker, initargs=(str(course.root), feedback)) as pool:
-        results = pool.imap_unordered(_grade_job, jobs)
-        if progress:
-            from tqdm import tqdm
+    ledger = read_ledger(course)
+    if skip_graded:
+        done = {job for job in jobs if already_graded(course, *job, ledger=ledger)}
+        outcomes += [Outcome(s, a, "already graded") for a, s in jobs if (a, s) in done]
+        jobs = [job for job in jobs if job not in done]
+    workers = max(1, min(workers or os.cpu_count() or 1, len(jobs) or 1))
+    bar = None
+    if progress:
+        from tqdm import tqdm
 
-            results = tqdm(results, total=len(jobs), desc="autograde", unit="nb", file=sys.stdout)
-        for outcome in results:
-            if outcome.message:
-                line = f"  ! {outcome.student} / {outcome.assignment}: {outcome.message}"
-                (results.write if progress else print)(line)
-            outcomes.append(outcome)
-    outcomes.sort(key=lambda o: (o.student, ASSIGNMENTS.index(o.assignment) if o.assignment in ASSIGNMENTS else 99))
-    return outcomes
+        bar = tqdm(total=len(jobs), desc="autograde", unit="nb", file=sys.stdout)
+    finished = set()
+    results = run_jobs(jobs, workers, _init_worker, (str(course.root), feedback), _grade_job)
+    try:
+        for (assignment, student), result in results:
+            if isinstance(result, Died):
+                result = Outcome(student, assignment, "failed", message=(
+                    f"the grading process {result.how} while grading this submission; "
+                    "it was not graded (grade it again alone to see why)"))
+            finished.add((assignment, student))
+            outcomes.append(result)
+            if result.status == "graded":
+                _record(course, ledger, assignment, student)
+            if result.message:
+                line = f"  ! {result.student} / {result.assignment}: {result.message}"
+                (bar.write if bar else print)(line)
+            if bar:
+                bar.update(1)
+    except KeyboardInterrupt:
+        raise Interrupted(_sort(outcomes), [j for j in jobs if j not in finished]) from None
+    finally:
+        results.close()  # stops the workers, and with them their kernels
+        if bar:
+            bar.close()
+    return _sort(outcomes)
+
+
+def _names(jobs) -> str:
+    by: dict[str, list[str]] = {}
+    for assignment, student in jobs:
+        by.setdefault(assignment, []).append(student)
+    return "; ".join(f"{a}: {', '.join(sorted(s))}" for a, s in sorted(by.items()))
 
 
 def main(argv=None) -> int:
@@ -171,13 +271,31 @@ def main(argv=None) -> int:
     parser.add_argument("--workers", type=int, default=None, help="grading processes (default: cores)")
     parser.add_argument("--feedback", action="store_true",
                         help="also write feedback/<student>/<ps>/<ps>.html for each graded submission")
+    parser.add_argument("--course", type=Path, default=REPO_ROOT,
+                        help="the course directory (default: this repository)")
+    parser.add_argument("--force", action="store_true",
+                        help="grade again submissions already graded (default: skip what an "
+                             "earlier run of kit.autograde graded from the same hand-in)")
     args = parser.parse_args(argv)
-    outcomes = grade_class(Course(REPO_ROOT), args.assignments, workers=args.workers,
-                           feedback=args.feedback)
+    try:
+        outcomes = grade_class(Course(args.course.resolve()), args.assignments, workers=args.workers,
+                               feedback=args.feedback, skip_graded=not args.force)
+    except Interrupted as stop:
+        graded = [(o.assignment, o.student) for o in stop.outcomes if o.status == "graded"]
+        print(f"\ninterrupted: {len(graded)} submissions graded in this run, "
+              f"{len(stop.pending)} not graded; run the same command again to grade the rest "
+              "(what is graded is skipped)")
+        if graded:
+            print(f"graded: {_names(graded)}")
+        if stop.pending:
+            print(f"not graded: {_names(stop.pending)}")
+        return 130
     failed = [o for o in outcomes if o.status == "failed"]
+    skipped = sum(o.status == "already graded" for o in outcomes)
     print(f"graded {sum(o.status == 'graded' for o in outcomes)} submissions, "
           f"{len(failed)} could not be graded, "
-          f"{sum(o.status == 'not submitted' for o in outcomes)} not submitted")
+          f"{sum(o.status == 'not submitted' for o in outcomes)} not submitted"
+          + (f", {skipped} already graded and skipped (--force grades them again)" if skipped else ""))
     return 0
 
 

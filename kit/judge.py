@@ -24,11 +24,15 @@ forbidden_import]`` line in a test cell whose part (the answer and added cells s
 previous test cell) imports ``kpca_ref`` or scikit-learn's ``KernelPCA``/``KernelCenterer``,
 or uses a name that code bound from them (directly or through a function or variable built
 on them, anywhere in the notebook). See :func:`forbidden_parts`.
+
+Limits: each notebook's test cells are judged in a forked child under a time and memory
+limit (:mod:`kit.judge_limits`); a cell over a limit scores 0 with a line saying why.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import os
 from pathlib import Path
 
@@ -36,6 +40,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool
 
 import kpca_probe
+from kit import judge_limits
 from kit.cells import _HIDDEN, _meta, is_test_cell, visible_error
 from kit.forbidden import FORBIDDEN_LINE, forbidden_parts
 from kit.identity import Identity, numbers_text, typed_ids
@@ -324,16 +329,15 @@ class JudgeHiddenTests(NbGraderPreprocessor):
         zeroed = forbidden_parts(nb)
         from kpca_ref.grading import cases
 
-        with cases.salted(resources.pop(_SALT_KEY, ())):
-            for index, cell in enumerate(nb.cells):
-                if not is_test_cell(cell):
-                    continue
-                judge_cell(cell, forbidden=index in zeroed, who=who,
-                           show_expected=self.show_expected)
-        for cell in nb.cells:
+        jobs = []  # (cell, how to judge it): run below under time and memory limits
+        for index, cell in enumerate(nb.cells):
             if is_test_cell(cell):
-                continue
-            if cell.cell_type == "code":  # probe results elsewhere are forgeries: drop them
+                jobs.append((cell, functools.partial(
+                    judge_cell, forbidden=index in zeroed, who=who,
+                    show_expected=self.show_expected)))
+            elif cell.cell_type == "code":  # probe results elsewhere are forgeries: drop them
                 cell.outputs = [o for o in cell.get("outputs", [])
                                 if kpca_probe.MIME not in o.get("data", {})]
+        with cases.salted(resources.pop(_SALT_KEY, ())):  # the child inherits the salt
+            judge_limits.run_bounded(jobs)  # kit/judge_limits.py: a forked child per notebook
         return nb, resources

@@ -20,7 +20,9 @@ a plain ipykernel. This wrapper:
    environment;
 3. inside, sets resource limits (address space, processes, CPU seconds, file size) and,
    when started as root, drops to an unprivileged uid (root ignores ``RLIMIT_NPROC``);
-4. kills the sandbox after a whole-notebook wall-clock cap.
+4. kills the sandbox after a whole-notebook wall-clock cap, and as soon as the grading
+   process that started it is gone (killed, even with ``kill -9``): no kernel outlives its
+   grader.
 
 The kernel talks to the grader over ipc sockets in a private directory: the provisioner
 :class:`kit.kernelspec.SandboxProvisioner`, named in the kernelspec's metadata, switches the
@@ -46,6 +48,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from kit import kernelenv
@@ -68,6 +71,9 @@ LIMITS = {
     "fsize_mb": 256,  # largest file the kernel may write
     "tmp_mb": 256,  # size of the sandbox's private /tmp (held in memory)
 }
+
+#: Seconds between two checks that the grader (the wrapper's parent) is still alive.
+WATCH_INTERVAL = 0.25
 
 #: Variables passed into the sandbox (everything else is dropped: no secrets leak in).
 PASS_ENV = ("LANG", "LC_ALL", "MPLBACKEND", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
@@ -262,6 +268,9 @@ def main(argv=None) -> int:
     if info.get("transport") != "ipc" or not socket_dir.is_absolute() or not socket_dir.is_dir():
         return refuse("the kernel must be started over ipc sockets by the kpca-sandbox "
                       f"kernelspec's provisioner (got transport {info.get('transport')!r})")
+    parent = os.getppid()
+    if not _alive(os.environ.get("JPY_PARENT_PID", "")):
+        return refuse("the grading process that started this kernel is gone")
     cwd = Path.cwd().resolve()
     uid = gid = os.getuid()
     if os.getuid() == 0:
@@ -284,14 +293,50 @@ def main(argv=None) -> int:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # interrupts reach the kernel as messages
-    try:
-        status = proc.wait(timeout=_limit("wall_seconds"))
-    except subprocess.TimeoutExpired:
-        print(f"kpca-sandbox: notebook ran over {_limit('wall_seconds')} s: kernel stopped",
-              file=sys.stderr, flush=True)
-        proc.kill()
-        status = proc.wait()
+    status = watch(proc, parent, _limit("wall_seconds"))
+    if os.getppid() != parent:  # the grader is gone: nobody else removes its files
+        shutil.rmtree(socket_dir, ignore_errors=True)
+        Path(argv[1]).unlink(missing_ok=True)
     return status if status >= 0 else 128 - status
+
+
+def _alive(pid: str) -> bool:
+    """Whether the process ``pid`` (Jupyter's ``JPY_PARENT_PID``; empty: unknown) still runs."""
+    if not pid.isdigit():
+        return True
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def watch(proc: subprocess.Popen, parent: int, wall_seconds: float) -> int:
+    """Wait for the sandbox; kill it when the grader (``parent``) dies or time runs out.
+
+    The grader may die without stopping its kernel (``kill -9``, the out-of-memory killer, a
+    Ctrl-C that interrupts its clean-up). The wrapper then becomes an orphan; it checks its
+    parent every :data:`WATCH_INTERVAL` seconds and kills the sandbox as soon as the parent
+    changed (``bwrap --die-with-parent`` takes every process inside along).
+    """
+    deadline = time.monotonic() + wall_seconds
+    while True:
+        try:
+            return proc.wait(timeout=WATCH_INTERVAL)
+        except subprocess.TimeoutExpired:
+            pass
+        if os.getppid() != parent:
+            why = "the grading process is gone"
+        elif time.monotonic() > deadline:
+            why = f"notebook ran over {wall_seconds:g} s"
+        else:
+            continue
+        print(f"kpca-sandbox: {why}: kernel stopped", file=sys.stderr, flush=True)
+        proc.kill()
+        return proc.wait()
+
 
 
 if __name__ == "__main__":

@@ -18,10 +18,20 @@ import math
 
 import numpy as np
 
-__all__ = ["MAX_DEPTH", "Unreadable", "decode", "encode", "encode_error"]
+from kpca_probe.wire_limits import (
+    MAX_DEPTH,
+    MAX_DIGITS,
+    MAX_MAGNITUDE,
+    MAX_NODES,
+    Budget,
+    TooLarge,
+    checked_integer,
+    magnitude,
+)
 
-#: deepest nesting encoded; deeper values become unreadable
-MAX_DEPTH = 40
+__all__ = ["MAX_DEPTH", "MAX_DIGITS", "MAX_MAGNITUDE", "MAX_NODES", "TooLarge", "Unreadable",
+           "decode", "encode", "encode_error"]
+
 
 _DTYPES = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
            "float16", "float32", "float64", "complex64", "complex128"}
@@ -158,6 +168,7 @@ def _safe_str(exc) -> bool:
 
 # ------------------------------------------------------------------ decoding (the judge's side)
 def _decode_sympy(data, depth=0):
+    """The sympy value of ``data``, rebuilt unevaluated (no arithmetic on the student's tree)."""
     import sympy as sp
 
     if depth > MAX_DEPTH or not isinstance(data, dict):
@@ -169,29 +180,48 @@ def _decode_sympy(data, depth=0):
             raise ValueError("bad matrix")
         return sp.Matrix(rows, cols, entries)
     if "Z" in data:
-        return sp.Integer(int(data["Z"]))
+        return sp.Integer(checked_integer(data["Z"]))
     if "Q" in data:
-        return sp.Rational(int(data["Q"][0]), int(data["Q"][1]))
+        return sp.Rational(checked_integer(data["Q"][0]), checked_integer(data["Q"][1]))
     if "F" in data:
         return sp.Float(_unnum(data["F"]))
     if "c" in data:
-        table = {"pi": sp.pi, "E": sp.E, "I": sp.I, "oo": sp.oo, "-oo": -sp.oo, "zoo": sp.zoo,
-                 "nan": sp.nan, "true": sp.true, "false": sp.false}
+        table = {"pi": sp.pi, "E": sp.E, "I": sp.I, "oo": sp.oo, "-oo": sp.S.NegativeInfinity,
+                 "zoo": sp.zoo, "nan": sp.nan, "true": sp.true, "false": sp.false}
         return table[data["c"]]
     if "op" in data:
         op = {"Add": sp.Add, "Mul": sp.Mul, "Pow": sp.Pow}[data["op"]]
-        return op(*[_decode_sympy(a, depth + 1) for a in data["a"]])
+        return op(*[_decode_sympy(a, depth + 1) for a in data["a"]], evaluate=False)
     if "f" in data:
         if data["f"] not in _SYMPY_FUNCS:
             raise ValueError("function not allowed")
-        return getattr(sp, data["f"])(*[_decode_sympy(a, depth + 1) for a in data["a"]])
+        return getattr(sp, data["f"])(*[_decode_sympy(a, depth + 1) for a in data["a"]],
+                                      evaluate=False)
     if "s" in data:
         return sp.Symbol(str(data["s"]))
     return Unreadable(str(data.get("u", "sympy value")))
 
 
-def decode(data, depth: int = 0):
-    """The plain value that ``data`` (from :func:`encode`) stands for (runs in the grader)."""
+def _decode_exact(data, depth, budget):
+    """Size checks first, then the unevaluated rebuild; over a limit: an Unreadable."""
+    from sympy.core.parameters import evaluate
+
+    try:
+        magnitude(data, depth, budget)
+    except TooLarge as exc:
+        return Unreadable(f"value too large to grade ({exc})")
+    with evaluate(False):
+        return _decode_sympy(data, depth)
+
+
+def decode(data, depth: int = 0, budget: Budget | None = None):
+    """The plain value that ``data`` (from :func:`encode`) stands for (runs in the grader).
+
+    Exact (sympy) values are size-checked (:data:`MAX_NODES`, :data:`MAX_DIGITS`,
+    :data:`MAX_MAGNITUDE`, :data:`MAX_DEPTH`) and then rebuilt unevaluated; a value over a
+    limit decodes to an :class:`Unreadable` saying so, which earns nothing.
+    """
+    budget = budget or Budget()
     if depth > MAX_DEPTH or not isinstance(data, dict):
         return Unreadable("value")
     try:
@@ -204,7 +234,7 @@ def decode(data, depth: int = 0):
             if len(text) > 4000:
                 return Unreadable("huge int")
             return int(text)
-        if "f" in data:
+        if "f" in data and "a" not in data:  # a float ({"f": "exp", "a": ...} is sympy's exp)
             value = _unnum(data["f"])
             kind = data.get("t", "float")
             return np.dtype(kind).type(value) if kind in _DTYPES and kind != "float" else value
@@ -213,13 +243,13 @@ def decode(data, depth: int = 0):
         if "str" in data:
             return str(data["str"])
         if "list" in data:
-            return [decode(v, depth + 1) for v in data["list"]]
+            return [decode(v, depth + 1, budget) for v in data["list"]]
         if "tuple" in data:
-            return tuple(decode(v, depth + 1) for v in data["tuple"])
+            return tuple(decode(v, depth + 1, budget) for v in data["tuple"])
         if "nd" in data:
             shape = tuple(int(s) for s in data["shape"])
             if data["nd"] == "object":
-                items = [decode(v, depth + 1) for v in data["d"]]
+                items = [decode(v, depth + 1, budget) for v in data["d"]]
                 arr = np.empty(len(items), dtype=object)
                 arr[:] = items
                 return arr.reshape(shape)
@@ -235,7 +265,9 @@ def decode(data, depth: int = 0):
             return np.array(flat, dtype=dtype).reshape(shape)
         if "u" in data:
             return Unreadable(str(data["u"])[:60])
-        return _decode_sympy(data, depth)
+        return _decode_exact(data, depth, budget)
+    except TooLarge as exc:
+        return Unreadable(f"value too large to grade ({exc})")
     except Exception:  # noqa: BLE001 - malformed data: unreadable, never a pass
         return Unreadable("value")
 

@@ -48,6 +48,8 @@ def as_exact(value, *, name="answer"):
     """
     if isinstance(value, (float, complex, np.floating, np.complexfloating)):
         raise FloatNotExact(f"{name}: exact value expected, got a float")
+    if type(value).__name__ == "Unreadable" and isinstance(getattr(value, "what", None), str):
+        raise AssertionError(f"{name} could not be read: {value.what}")  # kpca_probe.wire
     if value is sp.true or value is sp.false:
         return value is sp.true
     if type(value) is bool or isinstance(value, np.bool_):

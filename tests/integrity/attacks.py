@@ -131,6 +131,55 @@ def centring_matrix(n):
         pass
 '''
 
+# Output floods (issue 10, point 5): each would put hundreds of MB into the grader's memory
+# and the autograded notebook; the caps cut them as they arrive, with a note.
+FLOOD_LINES = WRONG_H + '''
+import sys
+line = "x" * 999 + "\\n"
+for _ in range(100):
+    sys.stdout.write(line * 1000)
+'''
+FLOOD_ONE_LINE = WRONG_H + '''
+print("y" * (100 << 20))
+'''
+FLOOD_DISPLAY = WRONG_H + '''
+from IPython.display import publish_display_data
+for _ in range(30):
+    publish_display_data({"text/plain": "z" * (4 << 20), "text/html": "<b>" * (1 << 20)})
+'''
+# probe results cannot be forged to get around the caps: dropped unless first of a planned call
+FLOOD_FORGED_PROBE = WRONG_H + f'''
+from IPython.display import publish_display_data
+def _forge(*args):
+    for i in range(3):
+        publish_display_data({{"{MIME}": {{"kind": "grade", "name": "centring_matrix",
+                                           "pad": "p" * (10 << 20)}}}})
+get_ipython().events.register("pre_run_cell", _forge)
+'''
+HUGE_ERROR = WRONG_H + '''
+raise ValueError("e" * (30 << 20))
+'''
+# a right answer that floods the test cell before the probe sends its results: still judged
+FLOOD_BEFORE_PROBE = '''
+from IPython.display import publish_display_data
+
+def centring_matrix(n):
+    publish_display_data({"text/plain": "w" * (1 << 20)})
+    return np.eye(n) - np.ones((n, n)) / n
+'''
+
+# The judge is bounded (issue 10, point 4): exact answers that pass the visible checks but
+# would cost the judge's comparison hours, or its decoding a huge number.
+SLOW_TO_JUDGE = '''
+S = sp.Add(*[sqrt(i) for i in range(2, 2500)], evaluate=False)  # simplify(S - 2): minutes
+K_poly = Matrix([[S, 0, 0], [0, 0, 0], [0, 0, 2]])
+Kc_poly = Rational(1, 9) * Matrix([[10, -2, -8], [-2, 4, -2], [-8, -2, 10]])
+'''
+HUGE_POWER = '''
+K_poly = Matrix([[sp.Pow(10, 10**8, evaluate=False), 0, 0], [0, 0, 0], [0, 0, 2]])
+Kc_poly = Rational(1, 9) * Matrix([[10, -2, -8], [-2, 4, -2], [-8, -2, 10]])
+'''
+
 
 def _test_cell(nb, grade_id):
     return next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
@@ -175,6 +224,15 @@ ATTACKS = {
     "keyboard_interrupt": {"cells": {FIRST: KEYBOARD_INTERRUPT},
                            "lost": {"test_centring_matrix": 2}},
     "loops_forever": {"cells": {FIRST: LOOPS_FOREVER}, "lost": {"test_centring_matrix": 2}},
+    "flood_lines": {"cells": {FIRST: FLOOD_LINES}, "lost": {"test_centring_matrix": 2}},
+    "flood_one_line": {"cells": {FIRST: FLOOD_ONE_LINE}, "lost": {"test_centring_matrix": 2}},
+    "flood_display": {"cells": {FIRST: FLOOD_DISPLAY}, "lost": {"test_centring_matrix": 2}},
+    "flood_forged_probe": {"cells": {FIRST: FLOOD_FORGED_PROBE},
+                           "lost": {"test_centring_matrix": 2}},
+    "huge_error": {"cells": {FIRST: HUGE_ERROR}, "lost": {"test_centring_matrix": 2}},
+    "flood_before_probe": {"cells": {FIRST: FLOOD_BEFORE_PROBE}, "lost": {}},
+    "slow_to_judge": {"cells": {"exact_poly_answer": SLOW_TO_JUDGE}, "lost": {"test_exact_poly": 3}},
+    "huge_power": {"cells": {"exact_poly_answer": HUGE_POWER}, "lost": {"test_exact_poly": 1}},
     # the kernel dies: nbgrader cannot grade the notebook at all; a clear line and zero
     "os_exit": {"cells": {FIRST: OS_EXIT}, "lost": ALL, "status": "failed"},
 }

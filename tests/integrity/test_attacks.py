@@ -40,8 +40,24 @@ def lay_entry(course, student, entry):
     lay(course, PS, student, nb)
 
 
+#: the judge's time per test cell while the catalogue is graded (slow_to_judge hits it)
+JUDGE_CELL_SECONDS = "10"
+
+
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
+    before = os.environ.get("KPCA_JUDGE_CELL_SECONDS")
+    os.environ["KPCA_JUDGE_CELL_SECONDS"] = JUDGE_CELL_SECONDS  # inherited by the workers
+    try:
+        return _grade_catalogue(tmp_path_factory)
+    finally:
+        if before is None:
+            del os.environ["KPCA_JUDGE_CELL_SECONDS"]
+        else:
+            os.environ["KPCA_JUDGE_CELL_SECONDS"] = before
+
+
+def _grade_catalogue(tmp_path_factory):
     course = copy_course(tmp_path_factory.mktemp("integrity"), [PS])
     assert not release(course, [PS])
     for student, entry in ATTACKS.items():
@@ -99,8 +115,9 @@ def test_no_case_file_is_left_behind(graded):
 def test_plain_nbgrader_autograde_uses_the_judge(tmp_path):
     course = copy_course(tmp_path, [PS])
     assert not release(course, [PS])
-    students = {"empty_later_cells": ATTACKS["empty_later_cells"],
-                "forge_display": ATTACKS["forge_display"], "zz_correct": AFTER["zz_correct"]}
+    students = {name: ATTACKS[name] for name in (
+        "empty_later_cells", "forge_display", "flood_display", "huge_power")}
+    students["zz_correct"] = AFTER["zz_correct"]
     for student, entry in students.items():
         lay_entry(course, student, entry)
     env = {**os.environ, "PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"]}
@@ -128,3 +145,27 @@ def test_without_the_judge_the_attack_would_earn_full_marks(tmp_path):
     got = {gid: v for gid, v in cell_scores(course, PS, "empty_later_cells").items()
            if gid in POINTS}
     assert got == POINTS
+
+
+FLOODS = ("flood_lines", "flood_one_line", "flood_display", "flood_forged_probe", "huge_error",
+          "flood_before_probe")
+
+
+@pytest.mark.parametrize("student", FLOODS)
+def test_floods_are_cut_as_they_arrive_with_a_note(graded, student):
+    from kit.output_limits import NOTEBOOK_BYTES
+
+    course, _ = graded
+    path = course.notebook("autograded", PS, student)
+    assert path.stat().st_size < NOTEBOOK_BYTES + (1 << 20)
+    text = path.read_text()
+    if student != "flood_forged_probe":  # forged probe results are dropped without a word
+        assert "[output truncated by the grader" in text or "[output lost" in text
+
+
+def test_the_judge_is_bounded_with_a_clear_line(graded):
+    course, _ = graded
+    slow = course.notebook("autograded", PS, "slow_to_judge").read_text()
+    assert f"this test could not be judged: judging this answer took over {JUDGE_CELL_SECONDS} s" in slow
+    huge = course.notebook("autograded", PS, "huge_power").read_text()
+    assert "value too large to grade" in huge
