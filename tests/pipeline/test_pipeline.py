@@ -180,7 +180,7 @@ def test_release_that_nbgrader_refuses_keeps_the_old_release_and_says_why(tmp_pa
         gb.add_student("someone")
         gb.add_submission(ps, "someone")
     nb = nbformat.read(course.notebook("source", ps), as_version=4)
-    nb.cells = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") != "shares_three_test"]
+    nb.cells = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") != "variances_three_test"]
     nbformat.write(nb, course.notebook("source", ps))
     assert release(course, [ps]) == [ps]
     out = capsys.readouterr().out
