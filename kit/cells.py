@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 import re
 
-__all__ = ["is_student_code", "is_test_cell", "visible_error"]
+__all__ = ["grader_notes", "is_student_code", "is_test_cell", "visible_error"]
 
 _HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS\n?(.*?)### END HIDDEN TESTS", re.DOTALL)
 
@@ -64,3 +64,24 @@ def visible_error(out, source: str) -> dict:
         shown = "(a visible check failed; its message is not shown)"
     return {"output_type": "error", "ename": ename, "evalue": shown,
             "traceback": [f"{ename}: {shown}"]}
+
+
+#: the notes the grader itself adds to a cell's outputs (kit/output_limits.py), whole lines
+_NOTE = re.compile(r"\[output (truncated by the grader: (this cell|the notebook)'s output is over its limit of "
+                   r"[0-9.]{1,8} MB; the rest of this cell's output was dropped|lost: this cell "
+                   r"sent an output message over [0-9.]{1,8} MB, which the grader does not read; "
+                   r"the cell's outputs after it were lost)\]\n?")
+
+
+def grader_notes(cell) -> list[dict]:
+    """The grader's own truncation notes among a test cell's outputs (nothing else of its
+    streams reaches feedback: the student's code may print there)."""
+    notes = []
+    for out in cell.get("outputs", []):
+        if out.get("output_type") != "stream":
+            continue
+        text = out.get("text", "")
+        text = "".join(text) if isinstance(text, list) else str(text)
+        if _NOTE.fullmatch(text):
+            notes.append({"output_type": "stream", "name": "stdout", "text": text})
+    return notes[:2]

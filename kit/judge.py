@@ -41,7 +41,7 @@ from traitlets import Bool
 
 import kpca_probe
 from kit import judge_limits
-from kit.cells import _HIDDEN, _meta, is_test_cell, visible_error
+from kit.cells import _HIDDEN, _meta, grader_notes, is_test_cell, visible_error
 from kit.forbidden import FORBIDDEN_LINE, forbidden_parts
 from kit.identity import Identity, numbers_text, typed_ids
 from kit.verdicts import verdict_lists
@@ -173,6 +173,7 @@ def judge_cell(cell, forbidden: bool = False, who: Identity | None = None,
     errored = any(o.get("output_type") == "error" for o in cell.get("outputs", []))
     kept = [visible_error(out, cell.source) for out in cell.get("outputs", [])
             if out.get("output_type") == "error"][:1]
+    kept = grader_notes(cell) + kept
     lines, score = [], 0.0
     if forbidden and plan:  # a diagnosis only: the kernel cannot import those anyway
         lines.append(FORBIDDEN_LINE)

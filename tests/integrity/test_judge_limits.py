@@ -71,7 +71,8 @@ def test_every_registered_answer_still_decodes_and_passes():
 
 def test_a_refused_answer_gets_a_clear_line():
     verdict = harness.judge_exact("ps4_poly_K", decode(
-        {"M": [3, 3], "d": [{"op": "Pow", "a": [{"Z": "10"}, {"Z": str(10**8)}]}] + [{"Z": "0"}] * 8}))
+        {"M": [3, 3], "d": [{"op": "Pow", "a": [{"Z": "10"}, {"Z": str(10**8)}]}] + [{"Z": "0"}] * 8}),
+        "ada")
     assert not verdict.ok and "too large to grade" in verdict.message
 
 

@@ -114,8 +114,8 @@ def test_a_hidden_import_earns_nothing_and_the_feedback_says_what_is_offered(tmp
     """Through plain `nbgrader autograde` and `generate_feedback`: the import the judge's scan
     cannot see fails in the kernel; the part is lost; the feedback page names the offered
     packages. The honest student next to it keeps full marks."""
-    sneaky = HIDDEN_IMPORTS["sklearn"] + "\nlift_dot_u = phi_42.dot(u_circle)\n"
-    course = _course(tmp_path, {"sneaky": sneaky, "honest": "lift_dot_u = phi_42.dot(u_circle)\n"})
+    sneaky = HIDDEN_IMPORTS["sklearn"] + "\nlift_dot_u = phi_Q.dot(u_circle)\n"
+    course = _course(tmp_path, {"sneaky": sneaky, "honest": "lift_dot_u = phi_Q.dot(u_circle)\n"})
     for command in (["autograde", PS], ["generate_feedback", PS]):
         run = subprocess.run([sys.executable, "-m", "nbgrader", *command], cwd=course.root,
                              env=_env(), capture_output=True, text=True, timeout=900, check=False)
@@ -130,7 +130,7 @@ def test_a_hidden_import_earns_nothing_and_the_feedback_says_what_is_offered(tmp
 
 def test_grading_refuses_an_environment_that_reaches_forbidden_packages(tmp_path, monkeypatch):
     marker = Path(f"/tmp/kpca_kernel_env_{os.getpid()}")
-    code = f"open({str(marker)!r}, 'w').write('ran')\nlift_dot_u = phi_42.dot(u_circle)\n"
+    code = f"open({str(marker)!r}, 'w').write('ran')\nlift_dot_u = phi_Q.dot(u_circle)\n"
     course = _course(tmp_path, {"student": code})
     bad = str(Path(sys.prefix))  # the grader's venv: scikit-learn, kpca_ref, nbgrader, pytest
     run = subprocess.run([sys.executable, "-m", "nbgrader", "autograde", PS], cwd=course.root,

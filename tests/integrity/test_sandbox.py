@@ -37,15 +37,17 @@ from kit.submitted import build_submission, lay
 
 PS = "ps1_circle_lift"
 FULL = 23.0  # auto-graded points of ps1
-SHARES = 2.0  # points of shares_three_test
-WRONG = "shares_three = Matrix([Rational(1, 2), Rational(1, 2)])"
-RIGHT = "shares_three = Matrix([Rational(3, 4), Rational(1, 4)])"
+SHARES = 2.0  # points of variances_three_test
+WRONG = "variances_three = Matrix([Rational(1000), Rational(1)])"  # nobody's variances
+RIGHT = ("variances_three = Matrix(sorted((lambda P: ((P - sympy.ones(3, 1) * (sympy.ones(1, 3)"
+         " * P) / 3).T * (P - sympy.ones(3, 1) * (sympy.ones(1, 3) * P) / 3) / 3))("
+         "Matrix.vstack(N.P1, N.P2, N.P3)).eigenvals(multiple=True), reverse=True))")
 
 pytestmark = pytest.mark.skipif(sandbox.unavailable() != "", reason="bubblewrap unavailable")
 
 
 def _leak(attempt: str) -> str:
-    """An answer cell that earns the shares_three points only if ``attempt`` succeeds."""
+    """An answer cell that earns the variances_three points only if ``attempt`` succeeds."""
     return (
         "from pathlib import Path\n"
         "ROOT = Path.cwd().parents[2]\n"
@@ -60,17 +62,17 @@ def _leak(attempt: str) -> str:
 def attacks(port: int) -> dict[str, tuple[str, str, float]]:
     """student -> (answer cell, its source, auto score the student must get)."""
     return {
-        "read_source": ("shares_three_answer", _leak(
+        "read_source": ("variances_three_answer", _leak(
             f"text = (ROOT / 'source' / '{PS}' / '{PS}.ipynb').read_text()\n"
-            "assert 'Rational(3, 4)' in text"), FULL - SHARES),
-        "read_gradebook": ("shares_three_answer", _leak(
+            "assert 'BEGIN SOLUTION' in text"), FULL - SHARES),
+        "read_gradebook": ("variances_three_answer", _leak(
             "import sqlite3\n"
             "db = sqlite3.connect(f'file:{ROOT / \"gradebook.db\"}?mode=ro', uri=True)\n"
             "assert db.execute('select source from source_cell').fetchall()"), FULL - SHARES),
-        "read_other_student": ("shares_three_answer", _leak(
+        "read_other_student": ("variances_three_answer", _leak(
             f"text = (ROOT / 'submitted' / 'z_after_correct' / '{PS}' / '{PS}.ipynb').read_text()\n"
-            "assert 'Rational(3, 4)' in text"), FULL - SHARES),
-        "network": ("shares_three_answer", _leak(
+            "assert 'variances_three' in text"), FULL - SHARES),
+        "network": ("variances_three_answer", _leak(
             "import socket\n"
             f"conn = socket.create_connection(('127.0.0.1', {port}), timeout=3)\n"
             "assert conn.recv(100) == b'answer'"), FULL - SHARES),
@@ -96,9 +98,9 @@ def attacks(port: int) -> dict[str, tuple[str, str, float]]:
             "    print('blocked:', type(exc).__name__)\n"
             "Path('own_folder.txt').write_text('fine')\n"
             "print('own folder:', Path('own_folder.txt').read_text())\n"
-            "lift_dot_u = phi_42.dot(u_circle)\n"
+            "lift_dot_u = phi_Q.dot(u_circle)\n"
         ), FULL),
-        "a1_write_gradebook": ("shares_three_answer", _leak(
+        "a1_write_gradebook": ("variances_three_answer", _leak(
             "import sqlite3\n"
             "db = sqlite3.connect(ROOT / 'gradebook.db')\n"
             "db.execute(\"update source_cell set source = 'print(1)'\")\n"
@@ -127,8 +129,8 @@ def attacks(port: int) -> dict[str, tuple[str, str, float]]:
             "        failures += 1\n"
             "        time.sleep(0.01)\n"
             "print('fork failed', failures, 'times')\n"), FULL - 5),
-        "z_after_wrong": ("shares_three_answer", WRONG, FULL - SHARES),
-        "z_after_correct": ("shares_three_answer", RIGHT, FULL),
+        "z_after_wrong": ("variances_three_answer", WRONG, FULL - SHARES),
+        "z_after_correct": ("variances_three_answer", RIGHT, FULL),
     }
 
 
@@ -287,7 +289,7 @@ def test_reference_source_is_out_of_reach(tmp_path):
         f"text = Path({str(ref / 'circle.py')!r}).read_text()\n"
         "assert 'def lift' in text")
     code += _leak("import kpca_ref").replace("from pathlib import Path\nROOT = Path.cwd().parents[2]\n", "")
-    course = _course(tmp_path, {"reader": ("shares_three_answer", code)})
+    course = _course(tmp_path, {"reader": ("variances_three_answer", code)})
     run = subprocess.run([sys.executable, "-m", "nbgrader", "autograde", PS],
                          cwd=course.root, env=_env(), capture_output=True, text=True, check=False)
     assert run.returncode == 0, run.stderr[-2000:]
@@ -303,7 +305,7 @@ def test_reference_source_is_out_of_reach(tmp_path):
 def test_refuses_without_a_working_bwrap(tmp_path, monkeypatch, bwrap):
     marker = Path(f"/tmp/kpca_refusal_{os.getpid()}_{Path(bwrap).name}")
     code = f"open({str(marker)!r}, 'w').write('ran')\n{RIGHT}"
-    course = _course(tmp_path, {"student": ("shares_three_answer", code)})
+    course = _course(tmp_path, {"student": ("variances_three_answer", code)})
     run = subprocess.run([sys.executable, "-m", "nbgrader", "autograde", PS],
                          cwd=course.root, env=_env(KPCA_SANDBOX_BWRAP=bwrap),
                          capture_output=True, text=True, timeout=600, check=False)

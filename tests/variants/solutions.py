@@ -13,6 +13,9 @@ import contextlib
 import functools
 import io
 import re
+import warnings
+
+import numpy as np
 
 from kit.submitted import solution_text
 from tests.support.nbgrading import nb_meta, read_source
@@ -67,7 +70,9 @@ def solution_values(ps: str, student: str) -> dict:
     """``{answer name: value}`` the source solution computes for ``student``."""
     code, exact = _plan(ps)
     space = {"__student__": student}
-    with contextlib.redirect_stdout(io.StringIO()):
+    # a notebook's own settings (np.set_printoptions, warning filters) stay in the notebook
+    with (contextlib.redirect_stdout(io.StringIO()), np.printoptions(),
+          warnings.catch_warnings()):
         for block in code:
             exec(block, space)  # noqa: S102 - the instructor's own notebook
-    return {name: eval(expr, space) for name, expr in exact.items()}
+        return {name: eval(expr, space) for name, expr in exact.items()}
