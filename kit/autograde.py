@@ -216,8 +216,10 @@ def grade_class(course: Course, assignments=ASSIGNMENTS, students=None, workers=
     left as it is (status ``"already graded"``). A worker that dies fails only its own submission.
     Ctrl-C stops every worker and their kernels and raises :class:`Interrupted`.
     """
+    from kit.secret import course_secret
     from kit.workers import Died, run_jobs
 
+    course_secret(course.root)  # made once here, before the workers need it
     students = list(students) if students is not None else students_of(course)
     jobs = [(a, s) for a in assignments for s in students]
     outcomes = []

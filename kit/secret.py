@@ -17,6 +17,7 @@ import hmac
 import os
 import secrets
 import sys
+import tempfile
 from pathlib import Path
 
 FILE_NAME = ".grading_secret"
@@ -32,10 +33,16 @@ def secret_path(course_root: Path) -> Path:
 def course_secret(course_root: Path) -> bytes:
     """The course's secret, made (readable by its owner only) when missing."""
     path = secret_path(course_root)
-    if not path.exists():
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w", encoding="ascii") as fh:
-            fh.write(secrets.token_hex(32) + "\n")
+    if not path.exists():  # several grading processes may get here at once: the first wins
+        fd, tmp = tempfile.mkstemp(prefix=".grading_secret.", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="ascii") as fh:
+                fh.write(secrets.token_hex(32) + "\n")
+            os.link(tmp, path)  # atomic, and never replaces a secret already there
+        except FileExistsError:
+            pass
+        finally:
+            os.unlink(tmp)
     text = path.read_text(encoding="ascii").strip()
     if len(text) < 32:
         raise RuntimeError(f"{path}: the grading secret is too short; delete the file to make "

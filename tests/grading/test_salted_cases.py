@@ -8,30 +8,21 @@ mistake still loses points, and the inputs really differ from the fixed ones.
 
 from __future__ import annotations
 
-import io
 import pickle
-from contextlib import redirect_stdout
 
 import pytest
 
 from kit.secret import salt_words
 from kpca_ref.grading import cases
 from tests.grading.alternatives import ALTERNATIVES
-from tests.grading.conftest import reference, run_grade
+from tests.grading.conftest import reference
 from tests.grading.float32_alternatives import FLOAT32
 from tests.grading.mistaken import WRONG
 from tests.grading.test_float32 import FLOAT32_LIMITS
+from tests.grading.test_float32 import _failed_groups as _failed
 
 SALTS = [salt_words(b"x" * 64, "ps", f"student{i}") for i in range(5)]
 NAMES = cases.names()
-
-
-def _failed(name, fn) -> set[str]:
-    buf = io.StringIO()
-    with redirect_stdout(buf):
-        run_grade(name, fn, 1)
-    return {line[2:].split(":")[0] for line in buf.getvalue().splitlines()
-            if line.startswith("✗ ")}
 
 
 @pytest.mark.parametrize("salt", SALTS, ids=[f"salt{i}" for i in range(len(SALTS))])

@@ -162,13 +162,6 @@ HUGE_ERROR = WRONG_H + '''
 raise ValueError("e" * (30 << 20))
 '''
 # a right answer that floods the test cell before the probe sends its results: still judged
-FLOOD_BEFORE_PROBE = '''
-from IPython.display import publish_display_data
-
-def centring_matrix(n):
-    publish_display_data({"text/plain": "w" * (1 << 20)})
-    return np.eye(n) - np.ones((n, n)) / n
-'''
 
 # The judge is bounded (issue 10, point 4): exact answers that pass the visible checks but
 # would cost the judge's comparison hours, or its decoding a huge number.
@@ -188,6 +181,18 @@ def _solution(grade_id: str) -> str:
 # the instructor's centred matrix, and a kernel matrix whose first entry has 10**8 digits
 HUGE_POWER = _solution("exact_poly_answer") + '''
 K_poly = Matrix([[sp.Pow(10, 10**8, evaluate=False), 0, 0], [0, 0, 0], [0, 0, 2]])
+'''
+
+# a correct centring_matrix (the instructor's) that floods its output before each result
+FLOOD_BEFORE_PROBE = _solution(FIRST) + '''
+from IPython.display import publish_display_data
+
+_honest_centring_matrix = centring_matrix
+
+
+def centring_matrix(n):
+    publish_display_data({"text/plain": "w" * (1 << 20)})
+    return _honest_centring_matrix(n)
 '''
 
 

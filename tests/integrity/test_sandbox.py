@@ -171,7 +171,8 @@ def _env(**extra) -> dict[str, str]:
 
 def _snapshot(root: Path) -> dict[str, str]:
     """Hash of every file of the course but what grading itself writes."""
-    skip = ("autograded", "gradebook.db", "feedback", ".pytest_cache")
+    skip = ("autograded", "gradebook.db", "feedback", ".pytest_cache",
+            ".grading_secret")  # made on first grading when missing, by design
     return {
         str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
         for p in sorted(root.rglob("*"))

@@ -20,16 +20,16 @@ import sympy as sp
 from kpca_ref import variants
 from kpca_ref.variants.cell import NUMBERS_ID
 from tests.support.nbgrading import read_release
-from tests.variants.test_variants import PORTED, with_candidate
+from tests.variants.test_variants import PORTED, candidate_answers
 
 
 @functools.cache
 def every_answer(ps: str) -> dict[str, list]:
     mod = variants.module(ps)
     found = {name: [value] for name, value in mod.answers(variants.lecture(ps)).items()}
-    for family, options in variants.families(ps).items():
-        for candidate in options:
-            for name, value in mod.answers(with_candidate(ps, family, candidate)).items():
+    for family, pairs in candidate_answers(ps).items():
+        for _, answers in pairs:
+            for name, value in answers.items():
                 if family in mod.ITEMS[name]:
                     found[name].append(value)
     return found

@@ -8,6 +8,7 @@ special to its families.
 from __future__ import annotations
 
 import collections
+import functools
 import random
 from types import SimpleNamespace
 
@@ -134,15 +135,22 @@ def test_exact_answers_agree_with_an_independent_float_route(ps):
                 student, name, got, want)
 
 
+@functools.cache
+def candidate_answers(ps: str) -> dict[str, list]:
+    """``{family: [(candidate, its answers with the lecture's other numbers), ...]}``."""
+    mod = variants.module(ps)
+    return {family: [(c, mod.answers(with_candidate(ps, family, c))) for c in options]
+            for family, options in variants.families(ps).items()}
+
+
 def test_no_candidate_gives_the_lecture_s_answer(ps):
     """Pasting the lecture's worked answers earns nothing, whoever pastes them."""
     mod = variants.module(ps)
     lecture = mod.answers(variants.lecture(ps))
-    for family, options in variants.families(ps).items():
+    for family, pairs in candidate_answers(ps).items():
         items = [name for name, fams in mod.ITEMS.items() if family in fams]
         verdicts = [n for n in items if isinstance(lecture[n], (bool, BooleanAtom))]
-        for candidate in options:
-            found = mod.answers(with_candidate(ps, family, candidate))
+        for candidate, found in pairs:
             same = [n for n in items if n not in verdicts and _judge_exact(
                 lecture[n], as_exact(found[n]), n in mod.UP_TO_SIGN).ok]
             assert not same, (family, candidate, same)
