@@ -12,15 +12,13 @@ import ast
 import contextlib
 import functools
 import io
-import re
 import warnings
 
 import numpy as np
 
 from kit.submitted import solution_text
 from tests.support.nbgrading import nb_meta, read_source
-
-_EXACT_CALL = re.compile(r'_grading\.grade_exact\(\s*"([^"]+)",\s*([^,]+?),\s*points=')
+from tests.support.pasting import _EXACT_CALL
 
 
 def _names(tree) -> tuple[set[str], set[str]]:
