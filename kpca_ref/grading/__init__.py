@@ -8,13 +8,13 @@ A hidden test cell ends with one call whose value nbgrader records as the score:
 :func:`grade` runs the student's function on hidden case groups (see
 :mod:`.cases`), compares with the reference implementation and prints one line
 per group to stdout; :func:`grade_exact` compares an exact sympy answer with the
-value registered in :mod:`.answers`. The comparison helpers (:func:`allclose`,
+value of the student's own numbers (:mod:`.answers`, :mod:`kpca_ref.variants`). The comparison helpers (:func:`allclose`,
 :func:`allclose_up_to_sign`, :func:`same_subspace`, :func:`exact_equal`) and the
 coercions (:func:`as_float_array`, :func:`as_exact`) are public for notebooks'
 own hidden checks; :func:`diagnose` and :data:`MISTAKES` name classic mistakes.
 
 The answer registry is imported on first use of ``register_answer``, ``ANSWERS``
-or :func:`grade_exact`, so an error in one answer module cannot break ``grade``.
+or :func:`grade_exact`, so an error in the answer keys cannot break ``grade``.
 """
 
 from __future__ import annotations

@@ -1,34 +1,29 @@
-"""Registry of the exact answers that ``grading.grade_exact`` compares with.
+"""The exact answers that ``grading.grade_exact`` compares with.
 
-Each problem set has one module here (``ps1`` ... ``ps5``) that registers its
-answers with the decorator :func:`register_answer`. A registered function takes
-no argument and *computes* the value with ``kpca_ref`` from the lecture's
-numbers, so the answer key never holds a hand-typed number::
+Every problem set's exact answers differ per student: :func:`answer` looks them up in
+:mod:`kpca_ref.variants` (the answer key of the student's own numbers), and
+:func:`mistaken_values` lists what the classic mistakes give on those numbers.
 
-    @register_answer("ps4_centred_pair")
+Answers that are the same for everyone can still be registered here with the decorator
+:func:`register_answer` (a function of no argument that *computes* the value with
+``kpca_ref``, so no key holds a hand-typed number)::
+
+    @register_answer("fixed_centred_pair")
     def centred_pair():
         return centre_kernel(sp.Matrix([[2, 1], [1, 2]]))
 
 ``register_answer(name, up_to_sign=True)`` marks answers whose sign is free
 (eigenvectors, coordinates): ``grade_exact`` then accepts each column of a
 Matrix, each element of a list or tuple, or a scalar, with either sign.
-
-Looking up a name that was never registered raises ``KeyError`` listing the
-known names. The per-problem-set modules are imported when this package is
-imported; ``kpca_ref.grading`` imports this package only on first use, so an
-error in one answer module never breaks ``grading.grade``.
+Looking up a name that is neither a variant's answer nor registered raises
+``KeyError`` listing the known names.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 from collections.abc import Callable
 
 __all__ = ["ANSWERS", "UP_TO_SIGN", "answer", "mistaken_values", "register_answer"]
-
-#: the problem-set modules that register answers, imported in this order
-MODULES = ("ps2", "ps3", "ps4", "ps5")
 
 
 class _Registry(dict):
@@ -152,13 +147,3 @@ def mistaken_values(name: str, student_id: str) -> list:
 
 
 _COMPUTED: dict = {}
-
-
-def _load_modules() -> None:
-    for module in MODULES:
-        full = f"{__name__}.{module}"
-        if importlib.util.find_spec(full) is not None:
-            importlib.import_module(full)
-
-
-_load_modules()
