@@ -6,7 +6,13 @@ c = get_config()  # noqa: F821  (nbgrader injects get_config)
 
 c.CourseDirectory.course_id = "kernel_pca"
 c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
-c.CourseDirectory.db_url = "sqlite:///" + c.CourseDirectory.root + "/gradebook.db"
+# The gradebook: gradebook.db (sqlite) in the course, unless KPCA_DB_URL names another
+# database, e.g. a PostgreSQL server shared by several grading machines:
+#   export KPCA_DB_URL=postgresql://grader:PASSWORD@dbhost:5432/kernel_pca
+# Every nbgrader command, formgrader and the kit (kit/course.py) then use it. Moving an
+# existing gradebook.db there: python -m kit.gradebook_move --to postgresql://... (README).
+c.CourseDirectory.db_url = (os.environ.get("KPCA_DB_URL")
+                            or "sqlite:///" + c.CourseDirectory.root + "/gradebook.db")
 
 # JupyterHub course: release_assignment, collect and release_feedback go through this
 # exchange directory (students reach it through /etc/jupyter/nbgrader_config.py, see the

@@ -14,12 +14,14 @@ recorded in ``autograded/.kit-graded.json``), so a run
 stopped with Ctrl-C (it prints what was graded and what was not, and exits with status 130)
 continues where it stopped; ``--force`` grades everything again. No kernel outlives the run:
 see :mod:`kit.workers` and :mod:`kit.sandbox`.
+
+``--scheduler tcp://HOST:8786`` grades on the workers of a Dask cluster instead, and
+``--scheduler local:N`` on N Dask worker processes of this machine (:mod:`kit.cluster`).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from dataclasses import dataclass, field
@@ -30,6 +32,7 @@ import nbformat
 from kit import safefiles, sandbox
 from kit.course import ASSIGNMENTS, REPO_ROOT, Course
 from kit.execute import kernel_env_refusal
+from kit.ledger import LEDGER, _record, already_graded, read_ledger  # noqa: F401 - re-exported
 
 
 class GradingError(RuntimeError):
@@ -147,53 +150,6 @@ def students_of(course: Course) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if p.is_dir()) if folder.exists() else []
 
 
-#: Record of what kit.autograde graded, in ``autograded/``: ``{"<ps>/<student>": stamp}``.
-LEDGER = ".kit-graded.json"
-
-
-def _stamp(course: Course, assignment: str, student: str) -> list[int]:
-    """Modification time and size of the hand-in: a new hand-in changes them."""
-    stat = course.notebook("submitted", assignment, student).stat()
-    return [stat.st_mtime_ns, stat.st_size]
-
-
-def read_ledger(course: Course) -> dict:
-    """What :func:`grade_class` recorded as graded (empty when nothing or unreadable)."""
-    try:
-        ledger = json.loads((course.root / "autograded" / LEDGER).read_text())
-    except (OSError, ValueError):
-        return {}
-    return ledger if isinstance(ledger, dict) else {}
-
-
-def _record(course: Course, ledger: dict, assignment: str, student: str) -> None:
-    try:
-        ledger[f"{assignment}/{student}"] = _stamp(course, assignment, student)
-    except OSError:
-        return
-    path = course.root / "autograded" / LEDGER
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(ledger, indent=0, sort_keys=True))
-    os.replace(tmp, path)
-
-
-def already_graded(course: Course, assignment: str, student: str, ledger=None) -> bool:
-    """Whether kit.autograde graded this very hand-in and its graded notebook is still there.
-
-    nbgrader writes a notebook into ``autograded/`` before it runs it, so the notebook alone
-    proves nothing: a run records each submission it finished in :data:`LEDGER`, with the
-    hand-in's time and size.
-    """
-    ledger = read_ledger(course) if ledger is None else ledger
-    try:
-        stamp = _stamp(course, assignment, student)
-    except OSError:
-        return False
-    return (ledger.get(f"{assignment}/{student}") == stamp
-            and course.notebook("autograded", assignment, student).exists())
-
-
 class Interrupted(KeyboardInterrupt):
     """Grading stopped by Ctrl-C: ``outcomes`` so far and the ``pending`` (assignment, student) jobs."""
 
@@ -208,13 +164,15 @@ def _sort(outcomes: list[Outcome]) -> list[Outcome]:
 
 
 def grade_class(course: Course, assignments=ASSIGNMENTS, students=None, workers=None,
-                progress=True, feedback=False, skip_graded=False) -> list[Outcome]:
-    """Grade every (assignment, student) pair on ``workers`` processes (default: one per core).
+                progress=True, feedback=False, skip_graded=False, scheduler=None) -> list[Outcome]:
+    """Grade every (assignment, student) pair on ``workers`` processes (default: cores + 1).
 
     With ``feedback``, each worker also writes the feedback page of what it graded. With
     ``skip_graded``, a submission this function graded before (:func:`already_graded`) is
     left as it is (status ``"already graded"``). A worker that dies fails only its own submission.
-    Ctrl-C stops every worker and their kernels and raises :class:`Interrupted`.
+    Ctrl-C stops every worker and their kernels and raises :class:`Interrupted`. With
+    ``scheduler`` (``"local:N"`` or a Dask scheduler's address) the jobs run on a Dask cluster
+    instead (:mod:`kit.cluster`); ``workers`` is then ignored.
     """
     from kit.secret import course_secret
     from kit.workers import Died, run_jobs
@@ -228,33 +186,55 @@ def grade_class(course: Course, assignments=ASSIGNMENTS, students=None, workers=
         done = {job for job in jobs if already_graded(course, *job, ledger=ledger)}
         outcomes += [Outcome(s, a, "already graded") for a, s in jobs if (a, s) in done]
         jobs = [job for job in jobs if job not in done]
-    workers = max(1, min(workers or os.cpu_count() or 1, len(jobs) or 1))
+    # one process more than cores: while one waits for its kernel to start, the others compute
+    workers = max(1, min(workers or (os.cpu_count() or 1) + 1, len(jobs) or 1))
     bar = None
     if progress:
         from tqdm import tqdm
 
         bar = tqdm(total=len(jobs), desc="autograde", unit="nb", file=sys.stdout)
     finished = set()
-    results = run_jobs(jobs, workers, _init_worker, (str(course.root), feedback), _grade_job)
+
+    def handle(job, result) -> None:
+        assignment, student = job
+        if isinstance(result, Died):
+            result = Outcome(student, assignment, "failed", message=(
+                f"the grading process {result.how} while grading this submission; "
+                "it was not graded (grade it again alone to see why)"))
+        finished.add(job)
+        outcomes.append(result)
+        if result.status == "graded":
+            _record(course, ledger, assignment, student)
+        if result.message:
+            line = f"  ! {result.student} / {result.assignment}: {result.message}"
+            (bar.write if bar else print)(line)
+        if bar:
+            bar.update(1)
+
     try:
-        for (assignment, student), result in results:
-            if isinstance(result, Died):
-                result = Outcome(student, assignment, "failed", message=(
-                    f"the grading process {result.how} while grading this submission; "
-                    "it was not graded (grade it again alone to see why)"))
-            finished.add((assignment, student))
-            outcomes.append(result)
-            if result.status == "graded":
-                _record(course, ledger, assignment, student)
-            if result.message:
-                line = f"  ! {result.student} / {result.assignment}: {result.message}"
-                (bar.write if bar else print)(line)
-            if bar:
-                bar.update(1)
+        if scheduler:
+            from kit import cluster
+
+            for a, s in [j for j in jobs if not (course.root / "submitted" / j[1] / j[0]).exists()]:
+                handle((a, s), Outcome(s, a, "not submitted"))
+            try:
+                stats = cluster.run(course, [j for j in jobs if j not in finished], scheduler,
+                                    feedback, handle, bar)
+            except cluster.ClusterError as exc:
+                exc.outcomes = _sort(outcomes)
+                raise
+            if progress:
+                (bar.write if bar else print)(cluster.summary(stats))
+            return _sort(outcomes)
+        results = run_jobs(jobs, workers, _init_worker, (str(course.root), feedback), _grade_job)
+        try:
+            for job, result in results:
+                handle(job, result)
+        finally:
+            results.close()  # stops the workers, and with them their kernels
     except KeyboardInterrupt:
         raise Interrupted(_sort(outcomes), [j for j in jobs if j not in finished]) from None
     finally:
-        results.close()  # stops the workers, and with them their kernels
         if bar:
             bar.close()
     return _sort(outcomes)
@@ -278,10 +258,21 @@ def main(argv=None) -> int:
     parser.add_argument("--force", action="store_true",
                         help="grade again submissions already graded (default: skip what an "
                              "earlier run of kit.autograde graded from the same hand-in)")
+    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                        help="grade on a Dask cluster: its scheduler's address (tcp://HOST:8786), "
+                             "or local:N for N worker processes on this machine")
     args = parser.parse_args(argv)
     try:
         outcomes = grade_class(Course(args.course.resolve()), args.assignments, workers=args.workers,
-                               feedback=args.feedback, skip_graded=not args.force)
+                               feedback=args.feedback, skip_graded=not args.force,
+                               scheduler=args.scheduler)
+    except RuntimeError as exc:  # kit.cluster.ClusterError: cluster or gradebook unusable
+        if not hasattr(exc, "outcomes"):
+            raise
+        graded = [(o.assignment, o.student) for o in exc.outcomes if o.status == "graded"]
+        print(f"grading stopped: {exc}\n{len(graded)} submissions graded and recorded"
+              + (f": {_names(graded)}" if graded else ""), file=sys.stderr)
+        return 1
     except Interrupted as stop:
         graded = [(o.assignment, o.student) for o in stop.outcomes if o.status == "graded"]
         print(f"\ninterrupted: {len(graded)} submissions graded in this run, "

@@ -22,6 +22,11 @@ ASSIGNMENTS = (
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
+#: Environment variable naming the gradebook database (SQLAlchemy URL, e.g.
+#: ``postgresql://grader@dbhost/kernel_pca``); unset: ``gradebook.db`` (sqlite) in the course.
+DB_URL_VAR = "KPCA_DB_URL"
+
+
 #: Grading kernels run one per core side by side: a multi-threaded BLAS in each of them
 #: only fights the others (a 300 x 300 eigh went from 0.05 s to seconds under load).
 SINGLE_THREADED = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
@@ -43,13 +48,20 @@ def prepare_environment() -> None:
 
 @dataclass(frozen=True)
 class Course:
-    """An nbgrader course directory (``source/``, ``release/``, ``submitted/``, ...)."""
+    """An nbgrader course directory (``source/``, ``release/``, ``submitted/``, ...).
+
+    Its gradebook is ``database`` when given, else the database the environment variable
+    :data:`DB_URL_VAR` names (e.g. a shared PostgreSQL server), else ``gradebook.db`` in
+    ``root`` (sqlite), as in ``nbgrader_config.py``.
+    """
 
     root: Path
+    database: str = ""
 
     @property
     def db_url(self) -> str:
-        return f"sqlite:///{self.root / 'gradebook.db'}"
+        return (self.database or os.environ.get(DB_URL_VAR)
+                or f"sqlite:///{self.root / 'gradebook.db'}")
 
     def config(self):
         """The course's ``nbgrader_config.py``, with the root pinned to this directory."""

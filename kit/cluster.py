@@ -1,0 +1,234 @@
+"""Grading on a Dask cluster: ``python -m kit.autograde --scheduler tcp://HOST:8786``.
+
+``--scheduler local:N`` starts a ``distributed.LocalCluster`` of N one-thread worker
+processes on this machine instead (for trying it out, and the tests). The client (this
+process) checks every worker first (same kit, working sandbox: :func:`kit.remote.worker_report`)
+and that it reaches the gradebook, sends the course files once, then each (student, problem
+set) job with the hand-in's files; a worker grades it (:func:`kit.remote.grade_job`) and
+sends back the autograded folder, the feedback page and the per-cell grades. The client writes
+``autograded/`` and ``feedback/`` as a local run does and records the grades in the gradebook
+(sqlite or PostgreSQL, :data:`kit.course.DB_URL_VAR`): setting the same values again, so a
+job run twice (its worker died, the scheduler ran it elsewhere) leaves one grade per cell.
+
+A job whose worker dies is run again by Dask on another worker (a few times at most: then
+``KilledWorker``, reported as that submission's failure); a notebook that kills its kernel
+fails as in a local run and is not retried. A gradebook that cannot be reached stops the run
+with one line. Ctrl-C cancels every job, stops the kernels they started and raises
+:class:`kit.autograde.Interrupted`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import sys
+import time
+
+from kit.course import Course
+
+#: Jobs in flight per worker (the rest wait on the client: their hand-ins are read when sent).
+IN_FLIGHT = 3
+
+
+class ClusterError(RuntimeError):
+    """The cluster or the gradebook cannot be used; the message says why."""
+
+
+def connect(scheduler: str):
+    """``(client, cluster)`` for ``local:N`` (a LocalCluster we own) or a scheduler address."""
+    import dask
+    from distributed import Client, LocalCluster
+
+    dask.config.set({"distributed.worker.daemon": False, "distributed.scheduler.allowed-failures": 2,
+                     "logging.distributed": "error"})
+    if scheduler.startswith("local:"):
+        try:
+            n = int(scheduler.split(":", 1)[1])
+        except ValueError:
+            raise ClusterError(f"--scheduler {scheduler}: write local:N, N workers") from None
+        cluster = LocalCluster(n_workers=max(1, n), threads_per_worker=1, processes=True,
+                               host="127.0.0.1", dashboard_address=None)
+        return Client(cluster), cluster
+    try:
+        return Client(scheduler, timeout="20s"), None
+    except (OSError, TimeoutError) as exc:
+        raise ClusterError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from exc
+
+
+def check_workers(client) -> int:
+    """Refuse a cluster whose workers run another kit or cannot sandbox; return their count."""
+    from kit.remote import kit_fingerprint, worker_report
+
+    reports = client.run(worker_report)
+    if not reports:
+        raise ClusterError("the Dask cluster has no workers")
+    mine = kit_fingerprint()
+    bad = [f"{addr} ({r['host']}): kit {r['kit']}, this client kit {mine}; "
+           "install the same kit on every worker" for addr, r in reports.items() if r["kit"] != mine]
+    bad += [f"{addr} ({r['host']}): sandbox unavailable: {r['sandbox']}"
+            for addr, r in reports.items() if r["sandbox"]]
+    if bad:
+        raise ClusterError("workers refused:\n  " + "\n  ".join(sorted(bad)))
+    return len(reports)
+
+
+def check_gradebook(course: Course) -> None:
+    """Open the gradebook once (nbgrader makes its tables): a clear error when unreachable."""
+    from nbgrader.api import Gradebook
+
+    from kit.gradebook_move import shown
+
+    try:
+        Gradebook(course.db_url).close()
+    except Exception as exc:  # driver errors vary; one line names the database
+        raise ClusterError(f"cannot reach the gradebook database {shown(course.db_url)}: "
+                           f"{str(exc).strip().splitlines()[0]}") from exc
+
+
+def record(course: Course, assignment: str, student: str, result: dict) -> None:
+    """Write a worker's result: the autograded folder, the feedback page and the gradebook."""
+    from nbgrader.api import Gradebook
+
+    from kit.gradebook_move import shown
+
+    dest = course.root / "autograded" / student / assignment
+    shutil.rmtree(dest, ignore_errors=True)
+    for name, data in result["files"].items():
+        path = dest / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    page = course.root / "feedback" / student / assignment / f"{assignment}.html"
+    if result.get("feedback") is not None:
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_bytes(result["feedback"])
+    try:
+        _record_grades(Gradebook(course.db_url), assignment, student, result)
+    except Exception as exc:
+        raise ClusterError(f"lost the gradebook database {shown(course.db_url)} while recording "
+                           f"{student} / {assignment}: {str(exc).strip().splitlines()[0]}") from exc
+
+
+def _timestamp(data: bytes | None):
+    """The hand-in's ``timestamp.txt`` parsed as nbgrader parses it (None: none, or unreadable)."""
+    from nbgrader.utils import parse_utc
+
+    try:
+        return parse_utc(data.decode().strip()) if data and data.strip() else None
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+def _record_grades(gb, assignment: str, student: str, result: dict) -> None:
+    """As nbgrader's SaveAutoGrades does, in one commit; a TA's manual scores are kept."""
+    try:
+        gb.update_or_create_student(student)
+        timestamp = _timestamp(result["files"].get("timestamp.txt"))
+        if timestamp:
+            gb.update_or_create_submission(assignment, student, timestamp=timestamp)
+        else:
+            gb.update_or_create_submission(assignment, student)
+        for name, auto in result["grades"].items():
+            grade = gb.find_grade(name, assignment, assignment, student)
+            grade.auto_score = auto
+            grade.needs_manual_grade = grade.manual_score is not None or auto is None
+        for name, text in result["comments"].items():
+            gb.find_comment(name, assignment, assignment, student).auto_comment = text
+        gb.db.commit()
+    finally:
+        gb.close()
+
+
+def _job(course: Course, assignment: str, student: str, feedback: bool, kit: str) -> dict:
+    folder = course.root / "submitted" / student / assignment
+    files = {name: (folder / name).read_bytes() for name in (f"{assignment}.ipynb", "timestamp.txt")
+             if (folder / name).is_file()}
+    return {"assignment": assignment, "student": student, "files": files,
+            "feedback": feedback, "kit": kit}
+
+
+def run(course: Course, jobs, scheduler: str, feedback: bool, on_result, bar=None) -> dict:
+    """Grade ``jobs`` ((assignment, student) pairs) on the cluster.
+
+    ``on_result(job, outcome)`` is called in the client for each finished job. Returns
+    ``{"workers": peak workers in use, "seconds": wall time, "graded": count}``.
+    """
+    from distributed import as_completed
+    from distributed.client import FutureCancelledError
+
+    from kit.autograde import Outcome, check_submission
+    from kit.remote import course_bundle, grade_job, kit_fingerprint
+
+    check_gradebook(course)
+    client, cluster = connect(scheduler)
+    start, peak, graded = time.perf_counter(), 0, 0
+    futures = {}
+    try:
+        peak = check_workers(client)
+        kit = kit_fingerprint()
+        bundle = client.scatter(course_bundle(course, sorted({a for a, _ in jobs})), broadcast=True)
+        todo = list(jobs)
+        pending = as_completed()
+
+        def send(n: int) -> None:
+            while todo and n > 0:
+                assignment, student = job = todo.pop(0)
+                problem = check_submission(course, assignment, student)
+                if problem:
+                    on_result(job, Outcome(student, assignment, "failed", message=problem))
+                    continue
+                future = client.submit(grade_job, _job(course, assignment, student, feedback, kit),
+                                       bundle, pure=False, key=f"grade-{assignment}-{student}-{time.time_ns()}")
+                futures[future] = job
+                pending.add(future)
+                n -= 1
+
+        send(IN_FLIGHT * peak)
+        for future in pending:
+            assignment, student = job = futures.pop(future)
+            try:
+                result = future.result()
+            except FutureCancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - KilledWorker and the like: this job fails
+                result = {"status": "failed", "message": (
+                    f"the job failed on the cluster ({type(exc).__name__}: {exc}"[:300] + ")")}
+            if result["status"] == "graded":
+                record(course, assignment, student, result)
+                graded += 1
+                outcome = Outcome(student, assignment, "graded", result["scores"], result["message"])
+            else:
+                outcome = Outcome(student, assignment, "failed", message=result["message"])
+            workers = len(client.scheduler_info().get("workers", {}))
+            peak = max(peak, workers)
+            if bar is not None:
+                elapsed = time.perf_counter() - start
+                bar.set_postfix(workers=workers, nb_per_s=f"{graded / elapsed:.2f}", refresh=False)
+            on_result(job, outcome)
+            send(max(1, workers) * IN_FLIGHT - len(futures))
+    except BaseException:
+        if futures:
+            client.cancel(list(futures), force=True)
+            with contextlib.suppress(Exception):  # a worker already gone has no kernel left
+                client.run(_stop_kernels)
+        raise
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+    return {"workers": peak, "seconds": time.perf_counter() - start, "graded": graded}
+
+
+def _stop_kernels() -> int:
+    from kit.remote import stop_kernels
+
+    return stop_kernels()
+
+
+def summary(stats: dict) -> str:
+    rate = stats["graded"] / stats["seconds"] if stats["seconds"] else 0.0
+    return (f"on {stats['workers']} Dask workers: {stats['graded']} notebooks in "
+            f"{stats['seconds']:.1f} s, {rate:.2f} notebooks/s")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit("use python -m kit.autograde --scheduler ...")

@@ -1,0 +1,212 @@
+"""Grading on a Dask cluster into a PostgreSQL gradebook, and moving a gradebook there.
+
+A throwaway PostgreSQL 15 server (tests/support/postgres.py) and LocalClusters on
+127.0.0.1. A small class (ps1, three students) is graded once locally into sqlite and once
+through ``--scheduler local:2`` into PostgreSQL: the same scores, comments and feedback.
+Then the faults: a worker killed mid-job, a notebook that kills its kernel, an unreachable
+gradebook, Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine
+
+from kit import gradebook_move
+from kit.autograde import grade_class, main
+from kit.course import Course
+from kit.submitted import build_submission, lay
+from tests.integrity.test_shutdown import finish, sandbox_processes, start
+from tests.support import postgres
+
+PS = "ps1_circle_lift"
+SLOW = "import time\ntime.sleep(6)\n"  # prepended to an answer: the job is surely mid-run
+CLASS = {"ada": {}, "ben": {"lift_answer": "def lift(X):\n    raise NotImplementedError()\n"},
+         "cleo": {"lift_dot_u_answer": "lift_dot_u = 0\n"}}
+WORKER_DIRS = Path(os.environ.get("TMPDIR", "/tmp")) / "kpca-worker-"
+
+
+@pytest.fixture(scope="session")
+def pg():
+    if why := postgres.available():
+        pytest.fail(why)
+    with postgres.server() as srv:
+        yield srv
+
+
+def _class(released_ps1, dest: Path, database: str = "", students=CLASS) -> Course:
+    course = released_ps1(dest)
+    course = Course(course.root, database=database)
+    for student, cells in students.items():
+        lay(course, PS, student, build_submission(course, PS, cells))
+    return course
+
+
+def gradebook_rows(url: str, assignment: str = PS) -> dict:
+    """``{(student, cell): (auto score, manual score, needs manual grade, auto comment)}``."""
+    from nbgrader.api import Gradebook
+
+    rows = {}
+    with Gradebook(url) as gb:
+        for sub in gb.assignment_submissions(assignment):
+            for nb in sub.notebooks:
+                for g in nb.grades:
+                    key = (sub.student_id, g.name)
+                    assert key not in rows, f"two grades for {key}"
+                    rows[key] = (g.auto_score, g.manual_score, g.needs_manual_grade)
+                for c in nb.comments:
+                    rows[(sub.student_id, "comment:" + c.name)] = c.auto_comment
+    return rows
+
+
+@pytest.fixture(scope="module")
+def both(released_ps1, pg, tmp_path_factory):
+    """The class graded locally into sqlite and through local:2 into PostgreSQL."""
+    here = _class(released_ps1, tmp_path_factory.mktemp("local") / "course")
+    local = grade_class(here, [PS], workers=2, progress=False, feedback=True)
+    there = _class(released_ps1, tmp_path_factory.mktemp("dask") / "course",
+                   pg.createdb("graded_on_dask"))
+    start_time = time.perf_counter()
+    remote = grade_class(there, [PS], progress=False, feedback=True, scheduler="local:2")
+    print(f"local:2 graded {len(remote)} notebooks in {time.perf_counter() - start_time:.1f} s")
+    return here, local, there, remote
+
+
+def test_dask_and_postgresql_give_the_local_scores_and_feedback(both):
+    here, local, there, remote = both
+    assert [o.status for o in remote] == ["graded"] * len(CLASS), remote
+    assert {(o.student, o.total) for o in remote} == {(o.student, o.total) for o in local}
+    assert [o.scores for o in remote] == [o.scores for o in local]
+    assert len({o.total for o in remote}) == 3  # the three hand-ins differ: a real comparison
+    assert gradebook_rows(there.db_url) == gradebook_rows(here.db_url)
+    assert there.db_url.startswith("postgresql://")
+    for student in CLASS:
+        for step in ("autograded", "feedback"):
+            name = f"{PS}.ipynb" if step == "autograded" else f"{PS}.html"
+            mine = (here.root / step / student / PS / name).read_bytes()
+            assert (there.root / step / student / PS / name).read_bytes() == mine, (student, step)
+
+
+def test_a_second_run_grades_nothing_unless_forced(both):
+    _, _, there, _ = both
+    again = grade_class(there, [PS], progress=False, skip_graded=True, scheduler="local:1")
+    assert {o.status for o in again} == {"already graded"}
+    (there.root / "submitted" / "ben" / PS / f"{PS}.ipynb").touch()  # a new hand-in
+    again = grade_class(there, [PS], progress=False, skip_graded=True, scheduler="local:1")
+    assert sorted((o.student, o.status) for o in again) == [
+        ("ada", "already graded"), ("ben", "graded"), ("cleo", "already graded")]
+
+
+def test_moving_the_sqlite_gradebook_keeps_every_row(both, pg):
+    here, _, _, _ = both
+    from nbgrader.api import Gradebook
+
+    with Gradebook(here.db_url) as gb:  # a TA's manual grade and comment must travel too
+        sub = gb.find_submission_notebook(PS, PS, "ada")
+        grade, comment = sub.grades[0], sub.comments[0]
+        grade.manual_score, comment.manual_comment = 0.5, "see me about this one"
+        gb.db.commit()
+    target = pg.createdb("moved")
+    assert gradebook_move.main(["--course", str(here.root), "--to", target]) == 0
+    source = f"sqlite:///{here.root / 'gradebook.db'}"
+    assert gradebook_rows(target) == gradebook_rows(source)
+
+    def every_row(url):
+        engine = create_engine(url)
+        with engine.connect() as conn:
+            out = {t.name: sorted(map(tuple, conn.execute(t.select())), key=repr)
+                   for t in gradebook_move._tables()}
+        engine.dispose()
+        return out
+
+    assert every_row(target) == every_row(source)
+    assert any(r for r in every_row(target)["comment"] if "see me about this one" in r)
+    assert gradebook_move.main(["--course", str(here.root), "--to", target]) == 1  # not twice
+
+
+def test_killed_worker_reruns_its_job_and_kernel_death_is_not_retried(released_ps1, pg, tmp_path,
+                                                                      both):
+    """A worker killed mid-job: the job runs again elsewhere, one grade per cell, clean scores."""
+    from distributed import Client, LocalCluster
+
+    _, local, _, _ = both
+    course = _class(released_ps1, tmp_path / "course", pg.createdb("killed"),
+                    {"ada": {}, "dora": {"lift_dot_u_answer": "import os\nos._exit(3)\n"}})
+    with LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1",
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        killed = []
+
+        def kill_ada_worker():
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline and not killed:
+                for worker, keys in client.processing().items():
+                    if any(str(k).startswith(f"grade-{PS}-ada-") for k in keys):
+                        time.sleep(3)  # its kernel runs the notebook
+                        pid = client.run(os.getpid, workers=[worker])[worker]
+                        os.kill(pid, signal.SIGKILL)
+                        killed.append(pid)
+                        return
+                time.sleep(0.2)
+
+        killer = threading.Thread(target=kill_ada_worker)
+        killer.start()
+        outcomes = grade_class(course, [PS], progress=False, scheduler=cluster.scheduler_address)
+        killer.join()
+    assert killed, "no worker was grading ada's notebook"
+    by = {o.student: o for o in outcomes}
+    assert by["ada"].status == "graded" and by["ada"].scores == next(
+        o.scores for o in local if o.student == "ada")
+    assert by["dora"].status == "failed" and "kernel died" in by["dora"].message, by["dora"]
+    rows = gradebook_rows(course.db_url)  # raises on a second grade of one cell
+    assert {k[1] for k in rows if k[0] == "ada"} == set(by["ada"].scores) | {
+        k[1] for k in rows if k[0] == "ada" and k[1].startswith("comment:")}
+
+
+def test_an_unreachable_gradebook_fails_with_one_line(released_ps1, tmp_path, capsys):
+    course = _class(released_ps1, tmp_path / "course", students={"ada": {}})
+    nowhere = f"postgresql://postgres@127.0.0.1:{postgres._free_port()}/none?connect_timeout=3"
+    os.environ["KPCA_DB_URL"] = nowhere
+    try:
+        began = time.monotonic()
+        status = main([PS, "--course", str(course.root), "--scheduler", "local:1"])
+    finally:
+        del os.environ["KPCA_DB_URL"]
+    err = capsys.readouterr().err
+    assert status == 1 and time.monotonic() - began < 30
+    assert "cannot reach the gradebook database postgresql://postgres@127.0.0.1" in err, err
+    assert "Traceback" not in err
+
+
+def test_ctrl_c_cancels_every_job_and_says_what_was_graded(released_ps1, pg, tmp_path):
+    course = _class(released_ps1, tmp_path / "course", pg.createdb("interrupted"),
+                    {f"s{i}": {"lift_dot_u_answer": SLOW + "lift_dot_u = None\n"} for i in range(3)})
+    before = set(sandbox_processes(WORKER_DIRS))
+    os.environ["KPCA_DB_URL"] = course.db_url  # the grader reads it from its environment
+    try:
+        proc = start(["kit.autograde", PS, "--course", str(course.root), "--scheduler", "local:2"],
+                     course.root)
+    finally:
+        del os.environ["KPCA_DB_URL"]
+    deadline = time.monotonic() + 90
+    while not set(sandbox_processes(WORKER_DIRS)) - before:
+        assert proc.poll() is None and time.monotonic() < deadline, proc.stdout.read()
+        time.sleep(0.2)
+    time.sleep(1)
+    os.killpg(proc.pid, signal.SIGINT)
+    out = finish(proc, timeout=60)
+    assert proc.returncode == 130, out
+    assert "interrupted: 0 submissions graded in this run, 3 not graded" in out, out
+    assert f"not graded: {PS}: s0, s1, s2" in out, out
+    time.sleep(2)
+    assert not set(sandbox_processes(WORKER_DIRS)) - before
+
+
+if __name__ == "__main__":
+    sys.exit(pytest.main([__file__, "-x", "-q"]))
