@@ -20,6 +20,7 @@ with one line. Ctrl-C cancels every job, stops the kernels they started and rais
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import sys
 import time
@@ -72,17 +73,24 @@ def check_workers(client) -> int:
     return len(reports)
 
 
-def check_gradebook(course: Course) -> None:
-    """Open the gradebook once (nbgrader makes its tables): a clear error when unreachable."""
+def check_gradebook(course: Course, assignments) -> None:
+    """Open the gradebook once: a clear error when unreachable or without ``assignments``."""
     from nbgrader.api import Gradebook
 
     from kit.gradebook_move import shown
 
     try:
-        Gradebook(course.db_url).close()
+        with Gradebook(course.db_url) as gb:
+            known = {a.name for a in gb.assignments}
     except Exception as exc:  # driver errors vary; one line names the database
         raise ClusterError(f"cannot reach the gradebook database {shown(course.db_url)}: "
                            f"{str(exc).strip().splitlines()[0]}") from exc
+    missing = sorted(set(assignments) - known)
+    if missing:
+        raise ClusterError(
+            f"the gradebook {shown(course.db_url)} does not know {', '.join(missing)}: release "
+            "them with this gradebook (python -m kit.release), or move gradebook.db there "
+            "(python -m kit.gradebook_move --to URL)")
 
 
 def record(course: Course, assignment: str, student: str, result: dict) -> None:
@@ -97,6 +105,7 @@ def record(course: Course, assignment: str, student: str, result: dict) -> None:
         path = dest / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
+        os.chmod(path, result.get("modes", {}).get(name, 0o644))
     page = course.root / "feedback" / student / assignment / f"{assignment}.html"
     if result.get("feedback") is not None:
         page.parent.mkdir(parents=True, exist_ok=True)
@@ -158,7 +167,9 @@ def run(course: Course, jobs, scheduler: str, feedback: bool, on_result, bar=Non
     from kit.autograde import Outcome, check_submission
     from kit.remote import course_bundle, grade_job, kit_fingerprint
 
-    check_gradebook(course)
+    if not jobs:
+        return {"workers": 0, "seconds": 0.0, "graded": 0}
+    check_gradebook(course, {a for a, _ in jobs})
     client, cluster = connect(scheduler)
     start, peak, graded = time.perf_counter(), 0, 0
     futures = {}

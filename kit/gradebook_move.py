@@ -76,6 +76,8 @@ def move(source: str, target: str) -> dict[str, int]:
     src, dst = create_engine(source), create_engine(target)
     try:
         with src.connect() as read, dst.begin() as write:
+            for table in reversed(_tables()):  # what making the tables added (a course row)
+                write.execute(table.delete())
             copied = {}
             for table in _tables():
                 rows = [dict(r._mapping) for r in read.execute(table.select())]

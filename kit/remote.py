@@ -109,6 +109,12 @@ def _files(folder: Path) -> dict[str, bytes]:
             for p in sorted(folder.rglob("*")) if p.is_file() and not p.is_symlink()}
 
 
+def _modes(folder: Path) -> dict[str, int]:
+    """Permission bits of each file (nbgrader leaves the graded notebook read-only)."""
+    return {str(p.relative_to(folder)): p.stat().st_mode & 0o777
+            for p in sorted(folder.rglob("*")) if p.is_file() and not p.is_symlink()}
+
+
 def _cells(course: Course, assignment: str, student: str) -> dict:
     from nbgrader.api import Gradebook
 
@@ -123,7 +129,7 @@ def grade_job(job: dict, bundle: dict[str, bytes]) -> dict:
     """Grade one hand-in; ``job``: ``assignment``, ``student``, ``files``, ``feedback``, ``kit``.
 
     Returns ``{"status": "graded" | "failed" | "refused", "message", "worker"}`` and, when
-    graded, ``files`` (the autograded folder), ``feedback`` (page bytes or None), ``grades``
+    graded, ``files`` and ``modes`` (the autograded folder), ``feedback`` (page bytes or None), ``grades``
     and ``comments`` (auto score and auto comment per cell) and ``scores``.
     """
     from kit.autograde import GradingError, autograde_student
@@ -150,7 +156,8 @@ def grade_job(job: dict, bundle: dict[str, bytes]) -> dict:
             except GradingError as exc:
                 return {"status": "failed", "worker": me, "message": str(exc)}
             result = {"status": "graded", "worker": me, "message": "", "feedback": None,
-                      **_cells(course, assignment, student), "files": _files(folders[1])}
+                      **_cells(course, assignment, student), "files": _files(folders[1]),
+                      "modes": _modes(folders[1])}
             if job.get("feedback"):
                 from kit.feedback import feedback_page, write_feedback
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -41,19 +42,16 @@ class Server:
 
     def createdb(self, name: str) -> str:
         """Make an empty database ``name`` and return its URL."""
-        import psycopg2
+        import psycopg
 
-        conn = psycopg2.connect(host="127.0.0.1", port=self.port, user="postgres",
-                                dbname="postgres", connect_timeout=5)
-        conn.autocommit = True
-        with conn.cursor() as cur:
-            cur.execute(f'CREATE DATABASE "{name}"')
-        conn.close()
+        with psycopg.connect(host="127.0.0.1", port=self.port, user="postgres",
+                             dbname="postgres", connect_timeout=5, autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
         return self.url(name)
 
     def stop(self) -> None:
         if self.proc.poll() is None:
-            self.proc.terminate()  # SIGTERM: smart shutdown
+            os.killpg(self.proc.pid, signal.SIGINT)  # fast shutdown: clients disconnected
             try:
                 self.proc.wait(10)
             except subprocess.TimeoutExpired:
