@@ -5,7 +5,7 @@ a student would submit them). Both runs grade the same submissions in the same t
 course, in the same run of this script:
 
 - stock: ``nbgrader autograde <ps>`` once per problem set, one after another;
-- kit:   ``kit.autograde.grade_class``, one grading process per core.
+- kit:   ``kit.autograde.grade_class``, one grading process per core and one more.
 
 Usage: ``.venv/bin/python benchmarks/bench_grading.py [--students 40] [--keep DIR]``
 """
@@ -42,7 +42,8 @@ def cpu_seconds() -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=40)
-    parser.add_argument("--workers", type=int, default=os.cpu_count())
+    parser.add_argument("--workers", type=int, default=(os.cpu_count() or 1) + 1,
+                        help="grading processes of the kit (default: cores + 1, as kit.autograde)")
     parser.add_argument("--keep", type=Path, default=None, help="course folder to keep")
     args = parser.parse_args()
 

@@ -35,13 +35,18 @@ class ClusterError(RuntimeError):
     """The cluster or the gradebook cannot be used; the message says why."""
 
 
+def dask_settings() -> None:
+    """A job whose worker died twice fails (KilledWorker); Dask's logging only on errors."""
+    import dask
+
+    dask.config.set({"distributed.scheduler.allowed-failures": 2, "logging.distributed": "error"})
+
+
 def connect(scheduler: str):
     """``(client, cluster)`` for ``local:N`` (a LocalCluster we own) or a scheduler address."""
-    import dask
     from distributed import Client, LocalCluster
 
-    dask.config.set({"distributed.worker.daemon": False, "distributed.scheduler.allowed-failures": 2,
-                     "logging.distributed": "error"})
+    dask_settings()
     if scheduler.startswith("local:"):
         try:
             n = int(scheduler.split(":", 1)[1])
