@@ -22,7 +22,7 @@ import pytest
 from sqlalchemy import create_engine
 
 from kit import gradebook_move
-from kit.autograde import grade_class, main
+from kit.autograde import grade_class, main, read_ledger
 from kit.course import Course
 from kit.submitted import build_submission, lay
 from tests.integrity.test_shutdown import finish, sandbox_processes, start
@@ -223,6 +223,34 @@ def test_an_unreachable_gradebook_fails_with_one_line(released_ps1, tmp_path, ca
     assert status == 1 and time.monotonic() - began < 30
     assert "cannot reach the gradebook database postgresql://postgres@127.0.0.1" in err, err
     assert "Traceback" not in err
+
+
+def test_a_gradebook_lost_mid_run_stops_with_one_line(released_ps1, tmp_path, shared, capsys):
+    """The database goes away after the first submission is recorded: no hang, one line."""
+    slow = {"lift_dot_u_answer": SLOW + "lift_dot_u = None\n"}
+    with postgres.server() as lost:
+        course = _class(released_ps1, tmp_path / "course", lost.createdb("lost"),
+                        {"ada": {}, "bob_slow": slow})
+
+        def stop_when_ada_is_graded():  # her grades recorded: the run notes her in its ledger
+            deadline = time.monotonic() + 240
+            while f"{PS}/ada" not in read_ledger(course) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            lost.stop()
+
+        stopper = threading.Thread(target=stop_when_ada_is_graded)
+        stopper.start()
+        os.environ["KPCA_DB_URL"] = course.db_url
+        try:
+            status = main([PS, "--course", str(course.root), "--scheduler", shared.scheduler_address])
+        finally:
+            del os.environ["KPCA_DB_URL"]
+            stopper.join()
+    err = capsys.readouterr().err
+    assert status == 1, err
+    assert "grading stopped: lost the gradebook database postgresql://" in err, err
+    assert "while recording bob_slow / ps1_circle_lift" in err, err
+    assert f"1 submissions graded and recorded: {PS}: ada" in err, err
 
 
 def test_ctrl_c_cancels_every_job_and_says_what_was_graded(released_ps1, pg, tmp_path, shared):
