@@ -11,7 +11,7 @@ KSTAMP := $(KVENV)/.kpca-kernel-env
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 export MPLBACKEND := Agg
 
-.PHONY: venv test lint demo release bench bench-grading clean
+.PHONY: venv test lint demo release bench bench-grading bench-scale clean
 
 venv: $(STAMP) $(KSTAMP)
 
@@ -59,6 +59,10 @@ bench: venv
 # About 20 minutes on 2 cores: 200 notebooks graded twice (stock serial, then the kit's way).
 bench-grading: venv
 	$(BIN)/python benchmarks/bench_grading.py --students 40
+
+# Local processes + sqlite against a Dask LocalCluster + a throwaway PostgreSQL server.
+bench-scale: venv
+	$(BIN)/python benchmarks/bench_scale.py --students 20
 
 clean:
 	rm -rf $(VENV) $(KVENV) gradebook.db downloaded submitted autograded feedback reports

@@ -109,9 +109,10 @@ def main() -> int:
         real_record = cluster.record
 
         def record(course, assignment, student, result):
-            before = STATEMENTS[0]
+            before, began = STATEMENTS[0], time.perf_counter()
             real_record(course, assignment, student, result)
-            captured.append((assignment, result, STATEMENTS[0] - before))
+            captured.append((assignment, result, STATEMENTS[0] - before,
+                             time.perf_counter() - began))
 
         cluster.record = record
         event.listen(Engine, "before_cursor_execute", _count)
@@ -121,7 +122,8 @@ def main() -> int:
         event.remove(Engine, "before_cursor_execute", _count)
         cluster.record = real_record
         per_nb = sum(c[2] for c in captured) / max(1, len(captured))
-        assignment, result, _ = captured[0]
+        client_rate = len(captured) / max(1e-9, sum(c[3] for c in captured))
+        assignment, result, _, _ = captured[0]
         rate = db_throughput(url, assignment, result, args.writers, args.each)
 
     same = [(o.student, o.assignment, o.status, o.scores) for o in local] == [
@@ -134,7 +136,8 @@ def main() -> int:
                        ("(b) LocalCluster + PostgreSQL", wall_b)):
         print(f"{name:<36}{wall:>8.1f}{notebooks / wall:>8.2f}{notebooks / wall / cores:>11.3f}")
     print(f"(b) / (a) per core: {wall_a / wall_b:.2f} (goal >= 0.9); same scores: {same}")
-    print(f"gradebook statements per recorded notebook: {per_nb:.0f}")
+    print(f"gradebook statements per recorded notebook: {per_nb:.0f}; the client (one writer) "
+          f"records {client_rate:.1f} notebooks/s (files and gradebook)")
     print(f"PostgreSQL, {args.writers} concurrent writers: {rate:.1f} notebooks recorded per second")
     if failed:  # the demo class's odd hand-ins (a corrupt file, the wrong problem set)
         print(f"{len(failed)} hand-ins not graded in both runs, as in the demo class")
