@@ -98,8 +98,12 @@ def check_gradebook(course: Course, assignments) -> None:
             "(python -m kit.gradebook_move --to URL)")
 
 
-def record(course: Course, assignment: str, student: str, result: dict) -> None:
-    """Write a worker's result: the autograded folder, the feedback page and the gradebook."""
+def record(course: Course, assignment: str, student: str, result: dict, gb=None) -> None:
+    """Write a worker's result: the autograded folder, the feedback page and the gradebook.
+
+    ``gb``: an open ``nbgrader.api.Gradebook`` of the course, kept over a run (opening one
+    costs more statements than recording a notebook); without it one is opened and closed.
+    """
     from nbgrader.api import Gradebook
 
     from kit.gradebook_move import shown
@@ -115,11 +119,20 @@ def record(course: Course, assignment: str, student: str, result: dict) -> None:
     if result.get("feedback") is not None:
         page.parent.mkdir(parents=True, exist_ok=True)
         page.write_bytes(result["feedback"])
+    own = gb is None
     try:
-        _record_grades(Gradebook(course.db_url), assignment, student, result)
+        if own:
+            gb = Gradebook(course.db_url)
+        _record_grades(gb, assignment, student, result)
     except Exception as exc:
+        if gb is not None:
+            with contextlib.suppress(Exception):
+                gb.db.rollback()
         raise ClusterError(f"lost the gradebook database {shown(course.db_url)} while recording "
                            f"{student} / {assignment}: {str(exc).strip().splitlines()[0]}") from exc
+    finally:
+        if own and gb is not None:
+            gb.close()
 
 
 def _timestamp(data: bytes | None):
@@ -134,22 +147,19 @@ def _timestamp(data: bytes | None):
 
 def _record_grades(gb, assignment: str, student: str, result: dict) -> None:
     """As nbgrader's SaveAutoGrades does, in one commit; a TA's manual scores are kept."""
-    try:
-        gb.update_or_create_student(student)
-        timestamp = _timestamp(result["files"].get("timestamp.txt"))
-        if timestamp:
-            gb.update_or_create_submission(assignment, student, timestamp=timestamp)
-        else:
-            gb.update_or_create_submission(assignment, student)
-        for name, auto in result["grades"].items():
-            grade = gb.find_grade(name, assignment, assignment, student)
-            grade.auto_score = auto
-            grade.needs_manual_grade = grade.manual_score is not None or auto is None
-        for name, text in result["comments"].items():
-            gb.find_comment(name, assignment, assignment, student).auto_comment = text
-        gb.db.commit()
-    finally:
-        gb.close()
+    gb.update_or_create_student(student)
+    timestamp = _timestamp(result["files"].get("timestamp.txt"))
+    if timestamp:
+        gb.update_or_create_submission(assignment, student, timestamp=timestamp)
+    else:
+        gb.update_or_create_submission(assignment, student)
+    for name, auto in result["grades"].items():
+        grade = gb.find_grade(name, assignment, assignment, student)
+        grade.auto_score = auto
+        grade.needs_manual_grade = grade.manual_score is not None or auto is None
+    for name, text in result["comments"].items():
+        gb.find_comment(name, assignment, assignment, student).auto_comment = text
+    gb.db.commit()
 
 
 def _job(course: Course, assignment: str, student: str, feedback: bool, kit: str) -> dict:
@@ -175,6 +185,9 @@ def run(course: Course, jobs, scheduler: str, feedback: bool, on_result, bar=Non
     if not jobs:
         return {"workers": 0, "seconds": 0.0, "graded": 0}
     check_gradebook(course, {a for a, _ in jobs})
+    from nbgrader.api import Gradebook
+
+    gb = Gradebook(course.db_url)  # one for the run: a job's grades are one short transaction
     client, cluster = connect(scheduler)
     start, peak, graded = time.perf_counter(), 0, 0
     futures = {}
@@ -209,7 +222,7 @@ def run(course: Course, jobs, scheduler: str, feedback: bool, on_result, bar=Non
                 result = {"status": "failed", "message": (
                     f"the job failed on the cluster ({type(exc).__name__}: {exc}"[:300] + ")")}
             if result["status"] == "graded":
-                record(course, assignment, student, result)
+                record(course, assignment, student, result, gb)
                 graded += 1
                 outcome = Outcome(student, assignment, "graded", result["scores"], result["message"])
             else:
@@ -228,6 +241,8 @@ def run(course: Course, jobs, scheduler: str, feedback: bool, on_result, bar=Non
                 client.run(_stop_kernels)
         raise
     finally:
+        with contextlib.suppress(Exception):
+            gb.close()
         client.close()
         if cluster is not None:
             cluster.close()
