@@ -14,6 +14,7 @@ code) and must be able to start the grading sandbox (:func:`worker_report`).
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
 import shutil
@@ -89,6 +90,7 @@ def _course(bundle: dict[str, bytes], assignment: str):
     key = _bundle_key(bundle)
     if key not in _COURSES:
         root = Path(tempfile.mkdtemp(prefix=f"kpca-worker-{key}-"))
+        atexit.register(shutil.rmtree, root, True)  # a worker that stops removes its course
         for name, data in bundle.items():
             path = root / name
             path.parent.mkdir(parents=True, exist_ok=True)
