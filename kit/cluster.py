@@ -128,8 +128,12 @@ def record(course: Course, assignment: str, student: str, result: dict, gb=None)
         if gb is not None:
             with contextlib.suppress(Exception):
                 gb.db.rollback()
-        raise ClusterError(f"lost the gradebook database {shown(course.db_url)} while recording "
-                           f"{student} / {assignment}: {str(exc).strip().splitlines()[0]}") from exc
+        from sqlalchemy.exc import DBAPIError
+
+        what = ("lost the gradebook database" if isinstance(exc, DBAPIError)
+                else "could not record in the gradebook")  # e.g. a cell it does not know
+        raise ClusterError(f"{what} {shown(course.db_url)} while recording {student} / "
+                           f"{assignment}: {str(exc).strip().splitlines()[0]}") from exc
     finally:
         if own and gb is not None:
             gb.close()
@@ -153,12 +157,14 @@ def _record_grades(gb, assignment: str, student: str, result: dict) -> None:
         gb.update_or_create_submission(assignment, student, timestamp=timestamp)
     else:
         gb.update_or_create_submission(assignment, student)
+    notebook = gb.find_submission_notebook(assignment, assignment, student)
+    grades = {g.name: g for g in notebook.grades}  # two queries, not two per cell
+    comments = {c.name: c for c in notebook.comments}
     for name, auto in result["grades"].items():
-        grade = gb.find_grade(name, assignment, assignment, student)
-        grade.auto_score = auto
-        grade.needs_manual_grade = grade.manual_score is not None or auto is None
+        grades[name].auto_score = auto
+        grades[name].needs_manual_grade = grades[name].manual_score is not None or auto is None
     for name, text in result["comments"].items():
-        gb.find_comment(name, assignment, assignment, student).auto_comment = text
+        comments[name].auto_comment = text
     gb.db.commit()
 
 
