@@ -21,6 +21,7 @@ import contextlib
 import itertools
 import multiprocessing as mp
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -127,6 +128,7 @@ def main() -> int:
         assignment, result, _, _ = captured[0]
         rate = db_throughput(url, assignment, result, args.writers, args.each)
 
+    shutil.rmtree(root, ignore_errors=True)
     same = [(o.student, o.assignment, o.status, o.scores) for o in local] == [
         (o.student, o.assignment, o.status, o.scores) for o in remote]
     failed = [o for o in local if o.status != "graded"]
