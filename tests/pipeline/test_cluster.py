@@ -210,6 +210,20 @@ def test_killed_worker_reruns_its_job_and_kernel_death_is_not_retried(released_p
         k[1] for k in rows if k[0] == "ada" and k[1].startswith("comment:")}
 
 
+def test_workers_with_another_kit_are_refused(released_ps1, tmp_path, shared, monkeypatch, capsys):
+    """The client's kit differs from the workers' (their code hashes to another value)."""
+    from kit import remote
+
+    course = _class(released_ps1, tmp_path / "course", students={"ada": {}})
+    monkeypatch.setattr(remote, "_FINGERPRINT", ["0.1.0+edited000000"])
+    status = main([PS, "--course", str(course.root), "--scheduler", shared.scheduler_address])
+    err = capsys.readouterr().err
+    assert status == 1, err
+    assert "workers refused:" in err and "this client kit 0.1.0+edited000000" in err, err
+    assert "install the same kit on every worker" in err, err
+    assert not (course.root / "autograded" / "ada").exists()
+
+
 def test_an_unreachable_gradebook_fails_with_one_line(released_ps1, tmp_path, capsys):
     course = _class(released_ps1, tmp_path / "course", students={"ada": {}})
     nowhere = f"postgresql://postgres@127.0.0.1:{postgres._free_port()}/none?connect_timeout=3"
