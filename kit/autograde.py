@@ -208,13 +208,15 @@ def _sort(outcomes: list[Outcome]) -> list[Outcome]:
 
 
 def grade_class(course: Course, assignments=ASSIGNMENTS, students=None, workers=None,
-                progress=True, feedback=False, skip_graded=False) -> list[Outcome]:
+                progress=True, feedback=False, skip_graded=False, stream=None) -> list[Outcome]:
     """Grade every (assignment, student) pair on ``workers`` processes (default: one per core).
 
     With ``feedback``, each worker also writes the feedback page of what it graded. With
     ``skip_graded``, a submission this function graded before (:func:`already_graded`) is
     left as it is (status ``"already graded"``). A worker that dies fails only its own submission.
-    Ctrl-C stops every worker and their kernels and raises :class:`Interrupted`.
+    Ctrl-C stops every worker and their kernels and raises :class:`Interrupted`. With
+    ``progress``, a bar on ``stream`` (default ``sys.stdout``) if it is a terminal, else one
+    line per finished notebook (:class:`kit.progress.Progress`).
     """
     from kit.secret import course_secret
     from kit.workers import Died, run_jobs
@@ -231,9 +233,9 @@ def grade_class(course: Course, assignments=ASSIGNMENTS, students=None, workers=
     workers = max(1, min(workers or os.cpu_count() or 1, len(jobs) or 1))
     bar = None
     if progress:
-        from tqdm import tqdm
+        from kit.progress import Progress, what_happened
 
-        bar = tqdm(total=len(jobs), desc="autograde", unit="nb", file=sys.stdout)
+        bar = Progress(len(jobs), stream)
     finished = set()
     results = run_jobs(jobs, workers, _init_worker, (str(course.root), feedback), _grade_job)
     try:
@@ -246,11 +248,10 @@ def grade_class(course: Course, assignments=ASSIGNMENTS, students=None, workers=
             outcomes.append(result)
             if result.status == "graded":
                 _record(course, ledger, assignment, student)
-            if result.message:
-                line = f"  ! {result.student} / {result.assignment}: {result.message}"
-                (bar.write if bar else print)(line)
             if bar:
-                bar.update(1)
+                bar.finished(student, assignment, what_happened(result), result.message)
+            elif result.message:
+                print(f"  ! {result.student} / {result.assignment}: {result.message}")
     except KeyboardInterrupt:
         raise Interrupted(_sort(outcomes), [j for j in jobs if j not in finished]) from None
     finally:
