@@ -58,13 +58,28 @@ def _order(assignment: str) -> int:
     return ASSIGNMENTS.index(assignment) if assignment in ASSIGNMENTS else len(ASSIGNMENTS)
 
 
+#: LaTeX commands of the notebooks' headings, as plain text
+_LATEX = {"phi": "φ", "gamma": "γ", "mu": "μ", "alpha": "α", "lambda": "λ", "sigma": "σ",
+          "times": "×", "sqrt": "√", "cdot": "·"}
+
+
+def plain(title: str) -> str:
+    """A heading's LaTeX as plain text: ``$\\mathbf{u}$`` -> ``u``, ``$\\phi$`` -> ``φ``."""
+    def command(match):
+        return _LATEX.get(match.group(1), "")
+
+    text = re.sub(r"\\(?:mathbf|mathrm|mathbb|text|operatorname)\{([^{}]*)\}", r"\1", title)
+    text = re.sub(r"\\([A-Za-z]+)", command, text)
+    return re.sub(r"\s+", " ", text.replace("$", "").replace("{", "").replace("}", "")).strip()
+
+
 def _heading(cell) -> str:
     """The last heading of a plain markdown cell (not an answer or test), without its points."""
     if cell.cell_type != "markdown" or cell.get("metadata", {}).get("nbgrader", {}).get("solution"):
         return ""
     lines = [ln.lstrip("#").strip() for ln in cell.source.splitlines() if ln.startswith("#")]
     lines = [ln for ln in lines if ln and "BEGIN SOLUTION" not in ln and "END SOLUTION" not in ln]
-    return _POINTS.sub("", lines[-1]) if lines else ""
+    return plain(_POINTS.sub("", lines[-1])) if lines else ""
 
 
 def parts_of(course: Course, assignment: str) -> list[Part]:
