@@ -25,7 +25,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from kit.autograde import Outcome, students_of
-from kit.course import ASSIGNMENTS, REPO_ROOT, Course
+from kit.course import ASSIGNMENTS, REPO_ROOT, Course, prepare_environment
 from kit.report_data import ProblemSet, describe, summarise, wrong_ids
 from kit.report_plot import problem_set_png
 
@@ -192,6 +192,7 @@ def main(argv=None) -> int:
     parser.add_argument("--feedback", action="store_true",
                         help="first write every graded submission's feedback page again")
     args = parser.parse_args(argv)
+    prepare_environment()  # nbgrader's gradebook runs `alembic`, from this interpreter's bin
     course = Course(args.course.resolve())
     outcomes = outcomes_on_disk(course, args.assignments)
     if args.feedback:

@@ -95,10 +95,17 @@ def parts_of(course: Course, assignment: str) -> list[Part]:
 
 
 def notebook_diagnoses(path) -> set[str]:
-    """The ``[diagnosis: code]`` codes printed anywhere in a graded notebook's outputs."""
+    """The ``[diagnosis: code]`` codes in the outputs of a graded notebook's test cells.
+
+    Only test cells count: the judge writes their outputs (:mod:`kit.judge`), whereas a
+    student's own cell can print any text.
+    """
     nb = nbformat.read(path, as_version=4)
     found = set()
     for cell in nb.cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if not meta.get("grade") or meta.get("solution"):
+            continue
         for out in cell.get("outputs", []):
             text = out.get("text", "") or str(out.get("data", {}).get("text/plain", "")) + out.get("evalue", "")
             found.update(DIAGNOSIS.findall(text))

@@ -67,8 +67,11 @@ def test_every_feedback_link_resolves_from_reports(graded):
         assert target.parent.parent.name in ("ada", "ben", "gus", "hana")
 
 
-def test_typed_id_list_is_kept(graded, tmp_path):
-    """A graded notebook with another student's id typed in is listed, under its own heading."""
+def test_typed_ids_are_listed_and_forged_diagnoses_ignored(graded, tmp_path):
+    """A graded notebook with another student's id typed in is listed under its own heading;
+    a diagnosis line a student's own cell printed is not counted (only test cells' are)."""
+    from nbformat.v4 import new_output
+
     from kit.report import write_report
 
     course = graded.course
@@ -78,6 +81,8 @@ def test_typed_id_list_is_kept(graded, tmp_path):
     for cell in nb.cells:
         if cell.cell_type == "code" and 'STUDENT_ID = ""' in cell.source:
             cell.source = cell.source.replace('STUDENT_ID = ""', 'STUDENT_ID = "ada"')
+        if cell.metadata.get("nbgrader", {}).get("solution") and cell.cell_type == "code":
+            cell.outputs.append(new_output("stream", name="stdout", text="[diagnosis: forged_code]\n"))
     nbformat.write(nb, path)
     try:
         page = write_report(course, graded.outcomes, tmp_path).read_text(encoding="utf-8")
@@ -85,6 +90,7 @@ def test_typed_id_list_is_kept(graded, tmp_path):
         Path(path).write_text(original, encoding="utf-8")
     listed = page.split("another student's id typed in")[1]
     assert "hana / ps1_circle_lift" in listed and "STUDENT_ID = ada" in listed
+    assert "forged_code" not in page and "<code>lift_column_order</code>" in page
 
 
 def test_report_command_remakes_the_outputs_from_disk_and_gradebook(graded, tmp_path, capsys):
