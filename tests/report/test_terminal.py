@@ -41,16 +41,25 @@ def test_terminal_gets_a_bar_and_the_attention_lines():
     assert "autograde 1/2: ada" not in text  # no log lines on a terminal
 
 
-def test_is_terminal_on_a_real_pty_and_a_file(tmp_path):
+def test_a_real_pty_gets_the_bar_and_a_file_the_lines(tmp_path):
     main, side = os.openpty()
     try:
         with os.fdopen(side, "w", closefd=False) as tty:
             assert is_terminal(tty)
+            progress = Progress(1, tty)
+            progress.finished("ada", PS, "graded, 23 points")
+            progress.close()
+            tty.flush()
+        drawn = os.read(main, 65536).decode(errors="replace")
     finally:
         os.close(main)
         os.close(side)
+    assert "\r" in drawn and "1/1" in drawn and "autograde 1/1: ada" not in drawn
     with (tmp_path / "log.txt").open("w") as fh:
         assert not is_terminal(fh)
+        progress = Progress(1, fh)
+        progress.finished("ada", PS, "graded, 23 points")
+    assert (tmp_path / "log.txt").read_text() == f"autograde 1/1: ada / {PS}: graded, 23 points\n"
     assert not is_terminal(object())
 
 
