@@ -69,10 +69,14 @@ def test_every_feedback_link_resolves_from_reports(graded):
 
 def test_typed_ids_are_listed_and_forged_diagnoses_ignored(graded, tmp_path):
     """A graded notebook with another student's id typed in is listed under its own heading;
-    a diagnosis line a student's own cell printed is not counted (only test cells' are)."""
+    a diagnosis line a student's own cell printed is not counted (only test cells' are); a
+    student id and a failure message full of markup are shown as text."""
     from nbformat.v4 import new_output
 
+    from kit.autograde import Outcome
     from kit.report import write_report
+
+    odd = Outcome("<script>alert(1)</script>", PS, "failed", message="<img src=x onerror=alert(2)>")
 
     course = graded.course
     path = course.notebook("autograded", PS, "hana")
@@ -85,12 +89,14 @@ def test_typed_ids_are_listed_and_forged_diagnoses_ignored(graded, tmp_path):
             cell.outputs.append(new_output("stream", name="stdout", text="[diagnosis: forged_code]\n"))
     nbformat.write(nb, path)
     try:
-        page = write_report(course, graded.outcomes, tmp_path).read_text(encoding="utf-8")
+        page = write_report(course, [*graded.outcomes, odd], tmp_path).read_text(encoding="utf-8")
     finally:
         Path(path).write_text(original, encoding="utf-8")
     listed = page.split("another student's id typed in")[1]
     assert "hana / ps1_circle_lift" in listed and "STUDENT_ID = ada" in listed
     assert "forged_code" not in page and "<code>lift_column_order</code>" in page
+    assert "<script>alert" not in page and "<img src=x" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; / ps1_circle_lift: &lt;img src=x" in page
 
 
 def test_report_command_remakes_the_outputs_from_disk_and_gradebook(graded, tmp_path, capsys):
