@@ -45,7 +45,7 @@ ITEMS = {
 }
 UP_TO_SIGN = frozenset()
 #: the largest denominator of any fraction in the numbers and answers
-NICE = {"denominator": 64}
+NICE = {"denominator": 100}
 
 _RATES = ((1, 2), (1, 4), (1, 5), (1, 8))
 _LAMS = (1, 2, 3)
@@ -148,28 +148,35 @@ def _matrices() -> list[list[list[int]]]:
 
 
 def _systems() -> list[dict]:
-    """Kernel matrices, targets, new kernel rows and rates whose answers stay nice."""
+    """Kernel matrices, targets, new kernel rows and rates whose answers stay nice.
+
+    Every matrix that qualifies is listed first; evenly spaced ones are then taken, and
+    the targets, rates and ridge parameters are spread over them by position.
+    """
     lecture = LECTURE["system"]
     targets = [list(t) for t in itertools.product((-2, -1, 1, 2, 3), repeat=3)]
-    found = []
-    for index, K in enumerate(_matrices()):
-        if index % 3:  # a spread-out subset keeps the table small
-            continue
+    usable = []
+    for K in _matrices():
         top = float(np.linalg.eigvalsh(np.array(K, dtype=float))[-1])
         rates = [r for r in _RATES if r[0] / r[1] < 2 / top]  # the iteration converges
         lams = [lam for lam in _LAMS if _det3(_shifted(K, lam)) <= NICE["denominator"]]
-        if not rates or not lams or K == lecture["K"] or K[0][1] == 0:
-            continue  # K[0][1] != 0: the one-at-a-time update differs from the batch one
-        p, q = rates[index % len(rates)]
-        system = {"K": K, "y": targets[(7 * index) % len(targets)],
-                  "k_new": targets[(11 * index + 3) % len(targets)],
-                  "alpha": f"{p}/{q}", "lam": lams[index % len(lams)]}
-        if _prediction(system) == _prediction(lecture) or _solve3(K, system["y"]) == _solve3(
+        # K[0][1] != 0: the one-at-a-time update differs from the batch one
+        if rates and lams and K != lecture["K"] and K[0][1] != 0:
+            usable.append((K, rates, lams))
+    step = max(1, len(usable) // _MAX_CANDIDATES)
+    found = []
+    for j, (K, rates, lams) in enumerate(usable[::step][:_MAX_CANDIDATES]):
+        p, q = rates[j % len(rates)]
+        system = {"K": K, "y": targets[(37 * j) % len(targets)],
+                  "k_new": targets[(53 * j + 11) % len(targets)],
+                  "alpha": f"{p}/{q}", "lam": lams[(j // len(rates)) % len(lams)]}
+        limit = _solve3(K, system["y"])
+        if _prediction(system) == _prediction(lecture) or limit == _solve3(
                 lecture["K"], lecture["y"]):
             continue  # no answer may equal the worked example's
+        if sum(limit) == 0:
+            continue  # then lambda on every entry gives K^-1 y too: two mistakes, one value
         found.append(system)
-        if len(found) >= _MAX_CANDIDATES:
-            break
     return found
 
 
