@@ -49,6 +49,14 @@ _EXPORTS = {
     "explained_ratio": "kpca",
     "feature_variances": "kpca",
     "reconstruction_error": "kpca",
+    # ps6: kernel regression by gradient descent
+    "cubic_kernel": "kernel_regression",
+    "cubic_features": "kernel_regression",
+    "gd_dual_fit": "kernel_regression",
+    "gd_primal_fit": "kernel_regression",
+    "kernel_predict": "kernel_regression",
+    "max_step_size": "kernel_regression",
+    "kernel_ridge": "kernel_regression",
     # the fast estimator beside the lecture steps
     "KernelPCA": "estimator",
 }

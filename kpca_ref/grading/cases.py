@@ -8,7 +8,8 @@ case carries its arguments and how to compare (tolerances, an expected
 nothing a notebook does to a previous result can leak into the next grading.
 
 The builders live in :mod:`.cases_circle` (ps1), :mod:`.cases_features` (ps2),
-:mod:`.cases_mercer` (ps3) and :mod:`.cases_kpca` (ps4, ps5); this module holds
+:mod:`.cases_mercer` (ps3), :mod:`.cases_kpca` (ps4, ps5) and :mod:`.cases_regression`
+(ps6); this module holds
 the types, the shared input makers and the registry.
 """
 
@@ -56,6 +57,13 @@ PARAMS: dict[str, tuple[str, ...]] = {
     "explained_ratio": ("mu",),
     "feature_variances": ("mu", "n", "ddof"),
     "reconstruction_error": ("Kc", "l"),
+    "cubic_kernel": ("X", "Z"),
+    "cubic_features": ("X",),
+    "gd_dual_fit": ("K", "y", "alpha", "steps"),
+    "gd_primal_fit": ("Phi", "y", "alpha", "steps"),
+    "kernel_predict": ("K_new", "beta"),
+    "max_step_size": ("K",),
+    "kernel_ridge": ("K", "y", "lam"),
 }
 
 
@@ -176,10 +184,16 @@ def on_circle(r: np.random.Generator, a, b, radius, n: int) -> np.ndarray:
 
 
 def _registry() -> dict:
-    from kpca_ref.grading import cases_circle, cases_features, cases_kpca, cases_mercer
+    from kpca_ref.grading import (
+        cases_circle,
+        cases_features,
+        cases_kpca,
+        cases_mercer,
+        cases_regression,
+    )
 
     table = {**cases_circle.BUILDERS, **cases_features.BUILDERS, **cases_mercer.BUILDERS,
-             **cases_kpca.BUILDERS}
+             **cases_kpca.BUILDERS, **cases_regression.BUILDERS}
     missing = set(PARAMS) - set(table)
     if missing:  # pragma: no cover - guards the two builder modules
         raise RuntimeError(f"no hidden cases for {sorted(missing)}")
@@ -187,7 +201,7 @@ def _registry() -> dict:
 
 
 def names() -> list[str]:
-    """The 30 contract function names, in problem-set order."""
+    """The contract function names, in problem-set order."""
     return list(PARAMS)
 
 

@@ -83,6 +83,21 @@ MISTAKES: dict[str, str] = {
     "psd_without_symmetry": "a positive semidefinite kernel matrix must also be symmetric: "
     "check symmetry first",
     "mean_divisor": "your value is off by a factor of n: average over all n*n entries",
+    "sequential_update": "your coefficients are updated one at a time, each with the "
+    "newest values: a gradient step takes every residual from the same old beta",
+    "off_by_one_step": "your result is one update too many or too few: start from zero and "
+    "apply exactly `steps` updates",
+    "update_sign": "your update moves against the residual: add alpha times (y - K beta)",
+    "kernel_without_constant": "your kernel misses the constant term: "
+    "k(x, z) = 1 + <x, z> + <x, z>^2 + <x, z>^3",
+    "bound_not_doubled": "your bound is 1 / lambda_max: gradient descent converges for step "
+    "sizes up to 2 / lambda_max",
+    "bound_from_trace": "your bound uses the sum of the eigenvalues (the trace): the bound is "
+    "set by the largest eigenvalue alone",
+    "ridge_without_lambda": "your coefficients ignore lambda: ridge solves (K + lambda I) "
+    "beta = y",
+    "ridge_all_entries": "you added lambda to every entry of K: ridge adds it to the diagonal "
+    "only",
 }
 
 

@@ -61,6 +61,7 @@ PROBLEM_SETS = {
     "ps3_mercer": "ps3",
     "ps4_centering": "ps4",
     "ps5_kernel_pca": "ps5",
+    "ps6_kernel_regression": "ps6",
 }
 
 _RATIONAL = re.compile(r"^-?\d+/\d+$")
