@@ -13,6 +13,7 @@ import numpy as np
 import sympy as sp
 
 from tests.grading import alternatives as alt
+from tests.grading import dimensions_alternatives as _ps0
 
 
 def _f(x):
@@ -191,6 +192,7 @@ MISTAKEN = [
     ("explained_ratio", "squared_eigenvalues", lambda mu: _f(mu) ** 2 / (_f(mu) ** 2).sum()),
     ("feature_variances", "variance_divisor", _variances_swapped),
     ("reconstruction_error", "ascending_order", _error_smallest),
+    *_ps0.MISTAKEN,
 ]
 
 #: contract name -> an implementation that is wrong somewhere (must lose points)
