@@ -134,6 +134,24 @@ def _inside_variance(X):
     return (p, se * se)
 
 
+def _inside_over_n(X):
+    p, _ = inside_fraction(X)
+    return (p, math.sqrt(p * (1 - p)) / len(X))
+
+
+def _angles_raw_dot(U, v):
+    U, v = np.asarray(U, dtype=float), np.asarray(v, dtype=float)
+    if U.ndim != 2 or v.shape != (U.shape[1],) or np.linalg.norm(v) == 0:
+        raise ValueError("shapes do not fit")
+    return np.degrees(np.arccos(np.clip((U @ v) / np.linalg.norm(v), -1, 1)))
+
+
+def _cap_exponent(m, angle):
+    from kpca_ref import cap_fraction as ref
+
+    return ref(m + 1, angle)
+
+
 def _angles_unclipped(U, v):
     U, v = np.asarray(U, dtype=float), np.asarray(v, dtype=float)
     if U.ndim != 2 or v.shape != (U.shape[1],) or np.linalg.norm(v) == 0:
@@ -169,6 +187,9 @@ MISTAKEN = [
     ("ball_cube_ratio", "cube_side_r", _ball_side_r),
     ("shell_fraction", "core_not_shell", lambda m, eps: (1 - eps) ** m),
     ("inside_fraction", "variance_not_standard_error", _inside_variance),
+    ("inside_fraction", "standard_error_divisor", _inside_over_n),
+    ("angles_deg", "not_normalised", _angles_raw_dot),
+    ("cap_fraction", "sphere_exponent", _cap_exponent),
     ("angles_deg", "arccos_not_clipped", _angles_unclipped),
     ("angles_deg", "radians_not_degrees", _angles_radians),
     ("cap_fraction", "both_caps", _cap_both),

@@ -8,6 +8,7 @@ after a feature map, whose data the card does not give.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -26,7 +27,7 @@ def test_the_cards_ball_in_cube_ratios():
 
 def test_the_ratio_falls_to_zero():
     values = [ball_cube_ratio(m) for m in range(1, 151)]
-    assert math.isclose(values[0], 1.0) and all(b < a for a, b in zip(values, values[1:]))
+    assert math.isclose(values[0], 1.0) and all(b < a for a, b in itertools.pairwise(values))
     assert values[-1] < 1e-70
     m = sp.Symbol("m", positive=True, integer=True)
     ratio = sp.pi ** (m / 2) / (sp.gamma(m / 2 + 1) * 2**m)
