@@ -67,7 +67,7 @@ def ball_cube_ratio(m):
     k = _dimension(m)
     if exact:
         half = sp.Rational(k, 2)
-        return sp.simplify(sp.pi**half / (sp.gamma(half + 1) * sp.Integer(2) ** k))
+        return sp.pi**half / (sp.gamma(half + 1) * sp.Integer(2) ** k)  # Gamma: evaluated
     log_ratio = 0.5 * k * math.log(math.pi) - math.lgamma(0.5 * k + 1.0) - k * math.log(2.0)
     return float(math.exp(log_ratio))
 
@@ -109,7 +109,7 @@ def shell_fraction(m, eps):
         width = as_exact_scalar(eps, "eps")
         if not width.is_real or width < 0 or width > 1:
             raise ValueError(f"eps must lie in [0, 1], got {width}")
-        return sp.nsimplify(1 - (1 - width) ** k)
+        return 1 - (1 - width) ** k
     if isinstance(eps, (bool, np.bool_)) or not isinstance(eps, numbers.Real):
         raise TypeError(f"eps must be a number, got {type(eps).__name__} {eps!r}")
     width = float(eps)
@@ -257,8 +257,7 @@ def cap_fraction(m, angle):
         if not degrees.is_real or degrees < 0 or degrees > 180:
             raise ValueError(f"angle must lie in [0, 180] degrees, got {degrees}")
         theta = degrees * sp.pi / 180
-        value = _sin_power_integral(k, theta) / _sin_power_integral(k, sp.pi)
-        return sp.nsimplify(sp.simplify(value))
+        return sp.expand(_sin_power_integral(k, theta) / _sin_power_integral(k, sp.pi))
     if isinstance(angle, (bool, np.bool_)) or not isinstance(angle, numbers.Real):
         raise TypeError(f"angle must be a number, got {type(angle).__name__} {angle!r}")
     degrees = float(angle)

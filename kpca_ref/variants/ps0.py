@@ -85,7 +85,7 @@ def answers(n) -> dict:
         "ps0_corner_length": sp.sqrt(n.m),
         "ps0_shell_fraction": shell_fraction(n.m_shell, n.eps),
         "ps0_cap_fraction": cap,
-        "ps0_tries_estimate": sp.simplify(1 / (2 * cap)),
+        "ps0_tries_estimate": 1 / (2 * cap),
     }
 
 
@@ -122,12 +122,12 @@ def mistakes(n) -> dict:
     cap = cap_fraction(n.m_cap, n.angle)
     return {
         "ps0_ball_ratio": [
-            ("gamma_argument", _GAMMA, sp.simplify(sp.pi**half / (sp.gamma(half) * 2**n.m))),
-            ("cube_side_r", _CUBE_R, sp.simplify(sp.pi**half / sp.gamma(half + 1))),
+            ("gamma_argument", _GAMMA, sp.pi**half / (sp.gamma(half) * 2**n.m)),
+            ("cube_side_r", _CUBE_R, sp.pi**half / sp.gamma(half + 1)),
         ],
         "ps0_corner_length": [("squared_distance", _SQUARED, n.m)],
         "ps0_shell_fraction": [("core_not_shell", _CORE, (1 - n.eps) ** n.m_shell)],
         "ps0_cap_fraction": [("both_caps", _BOTH_CAPS, 2 * cap),
                              ("planar_fraction", _PLANAR, n.angle / sp.Integer(180))],
-        "ps0_tries_estimate": [("one_cap_only", _ONE_CAP, sp.simplify(1 / cap))],
+        "ps0_tries_estimate": [("one_cap_only", _ONE_CAP, 1 / cap)],
     }
