@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
 
 import pytest
 import sympy as sp
@@ -58,7 +59,7 @@ def test_the_cap_answers_are_below_a_half_and_rarer_in_higher_dimensions():
     for angle in (30, 45, 60):
         values = [float(ps0.answers(_with("cap", {"m_cap": m, "angle": angle}))["ps0_cap_fraction"])
                   for m in range(4, 11)]
-        assert all(0 < b < a < 0.5 for a, b in zip(values, values[1:]))
+        assert all(0 < b < a < 0.5 for a, b in itertools.pairwise(values))
 
 
 @pytest.mark.parametrize("student", ["s000", "s001", "s002", "s003"])
@@ -77,3 +78,15 @@ def test_a_float_answer_earns_nothing():
     v = variants.variant(PS, "ada")
     verdict = judge_exact("ps0_ball_ratio", float(v.answers["ps0_ball_ratio"]), "ada")
     assert not verdict.ok and verdict.code == "float_not_exact"
+
+
+@pytest.mark.parametrize("student", ["s010", "core_not_shell", "s011"])
+def test_answers_and_their_reciprocals_travel_to_the_judge(student):
+    """Honest forms such as 1/(2*cap), with pi inside, are readable after the wire."""
+    from kpca_probe.wire import decode, encode
+
+    v = variants.variant(PS, student)
+    cap = v.answers["ps0_cap_fraction"]
+    for name, value in [*v.answers.items(), ("ps0_tries_estimate", 1 / (2 * cap)),
+                        ("ps0_tries_estimate", (2 * cap) ** -1)]:
+        assert judge_exact(name, decode(encode(value)), student).ok, (name, value)
