@@ -17,15 +17,7 @@ import sympy as sp
 from kpca_ref.grading.cases import Case, Group, rng
 from kpca_ref.tolerances import GRADING_ENTRYWISE_ATOL_SCALE
 
-__all__ = ["BUILDERS", "MESSAGES", "PARAMS", "rules"]
-
-PARAMS = {
-    "ball_cube_ratio": ("m",),
-    "shell_fraction": ("m", "eps"),
-    "inside_fraction": ("X",),
-    "angles_deg": ("U", "v"),
-    "cap_fraction": ("m", "angle"),
-}
+__all__ = ["BUILDERS", "MESSAGES", "rules"]
 
 #: values that span many orders of magnitude are compared entry by entry (relative)
 ENTRYWISE = {"atol_scale": GRADING_ENTRYWISE_ATOL_SCALE}
