@@ -11,6 +11,7 @@ from pathlib import Path
 
 #: The problem sets, in teaching order (the names are fixed by the course contract).
 ASSIGNMENTS = (
+    "ps0_high_dimensions",
     "ps1_circle_lift",
     "ps2_feature_maps",
     "ps3_mercer",

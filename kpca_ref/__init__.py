@@ -14,6 +14,12 @@ import importlib
 
 #: contract function -> module that defines it (modules are named after lecture ideas)
 _EXPORTS = {
+    # ps0: data in high dimensions
+    "ball_cube_ratio": "high_dimensions",
+    "shell_fraction": "high_dimensions",
+    "inside_fraction": "high_dimensions",
+    "angles_deg": "high_dimensions",
+    "cap_fraction": "high_dimensions",
     # ps1: PCA cannot see a circle; the lift makes it linear
     "variance_shares": "circle",
     "components_needed": "circle",

@@ -235,6 +235,12 @@ def _kernel_rules():
     }
 
 
+def _all_rules():
+    from kpca_ref.grading import cases_dimensions
+
+    return {**cases_dimensions.rules(_first), **_kernel_rules()}
+
+
 #: contract name -> rule(args, actual) -> diagnosis code or None
-RULES = _kernel_rules()
+RULES = _all_rules()
 RULES.update(_REGRESSION)  # ps6

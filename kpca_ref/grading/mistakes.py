@@ -27,6 +27,12 @@ class Mistake(NamedTuple):
     message: str
 
 
+def _dimension_messages() -> dict[str, str]:
+    from kpca_ref.grading.cases_dimensions import MESSAGES
+
+    return MESSAGES
+
+
 #: diagnosis code -> one-line student-facing message (no expected values)
 MISTAKES: dict[str, str] = {
     "not_centred": "your result matches the uncentred data: remove the mean first (for a "
@@ -99,6 +105,7 @@ MISTAKES: dict[str, str] = {
     "ridge_all_entries": "you added lambda to every entry of K: ridge adds it to the diagonal "
     "only",
 }
+MISTAKES.update(_dimension_messages())
 
 
 def _has_sympy(value) -> bool:

@@ -56,6 +56,7 @@ COURSE_ID = "kernel_pca"
 
 #: problem set -> the module of this package that holds its families
 PROBLEM_SETS = {
+    "ps0_high_dimensions": "ps0",
     "ps1_circle_lift": "ps1",
     "ps2_feature_maps": "ps2",
     "ps3_mercer": "ps3",

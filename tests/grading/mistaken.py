@@ -13,6 +13,7 @@ import numpy as np
 import sympy as sp
 
 from tests.grading import alternatives as alt
+from tests.grading import dimensions_alternatives as _ps0
 
 
 def _f(x):
@@ -221,6 +222,7 @@ MISTAKEN = [
     ("max_step_size", "bound_from_trace", lambda K: 2.0 / np.trace(_f(K))),
     ("kernel_ridge", "ridge_without_lambda", lambda K, y, lam: np.linalg.solve(_f(K), _f(y))),
     ("kernel_ridge", "ridge_all_entries", lambda K, y, lam: alt.kernel_ridge(_f(K) + lam, y, 0)),
+    *_ps0.MISTAKEN,
 ]
 
 #: contract name -> an implementation that is wrong somewhere (must lose points)
