@@ -104,7 +104,7 @@ def test_student_fetches_works_validates_and_submits(hub, student_server, page, 
     errors = page.locator('.jp-Notebook [data-mime-type="application/vnd.jupyter.error"]')
     assert errors.count() == 0, errors.first.inner_text()
     plots = lab.loaded_images(page, ".jp-Notebook .jp-OutputArea-output")
-    assert plots >= 2  # the rotation plot and the recovered circle, at least
+    assert plots >= 3  # the rotation plot, the singular values, the recovered circle
     assert cell.locator(".jp-OutputArea-output").count() == 0  # a definition prints nothing
     seen["plots"] = plots
 
@@ -156,19 +156,25 @@ def _form_ready(page) -> None:
                            " && formgrader.comments.loaded", timeout=lab.SLOW_MS)
 
 
-def _cli_score(hub, tmp_path) -> float:
-    """ada's score from ``python -m kit.autograde`` on her notebook, in a copy of the course."""
-    from nbgrader.api import Gradebook
-
+def _start_cli_grading(hub, tmp_path):
+    """``python -m kit.autograde`` on ada's collected notebook, in a copy of the course
+    (started now, it runs while the TA works in formgrader); returns (process, copy)."""
     copy = tmp_path / "cli-course"
     # the gradebook comes along (it knows the problem set); ada is graded afresh, --force
     shutil.copytree(hub.course.root, copy, ignore=shutil.ignore_patterns(
         "autograded", "feedback", CLASSMATE))
-    done = subprocess.run([sys.executable, "-m", "kit.autograde", PS, "--course", str(copy),
-                           "--force"],
-                          capture_output=True, text=True, timeout=300, check=False)
-    assert done.returncode == 0 and "graded 1 submissions" in done.stdout, (
-        done.stdout[-2000:] + done.stderr[-2000:])
+    process = subprocess.Popen([sys.executable, "-m", "kit.autograde", PS, "--course", str(copy),
+                                "--force"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    return process, copy
+
+
+def _cli_score(process, copy) -> float:
+    """ada's score as the command line graded it."""
+    from nbgrader.api import Gradebook
+
+    out, err = process.communicate(timeout=300)
+    assert process.returncode == 0 and "graded 1 submissions" in out, out[-2000:] + err[-2000:]
     with Gradebook(f"sqlite:///{copy / 'gradebook.db'}") as gb:
         return gb.find_submission(PS, STUDENT).score
 
@@ -183,6 +189,7 @@ def test_ta_collects_autogrades_and_hand_grades(hub, ta_server, page, seen, tmp_
     assert "collected" in _modal(page).lower()
     for student in (STUDENT, CLASSMATE):
         assert hub.course.notebook("submitted", PS, student).exists()
+    cli = _start_cli_grading(hub, tmp_path)
 
     page.goto(ta_server.page_url(f"formgrader/manage_submissions/{PS}"))
     rows = page.locator("#main-table tr")
@@ -196,7 +203,7 @@ def test_ta_collects_autogrades_and_hand_grades(hub, ta_server, page, seen, tmp_
     expect(ada.locator(".score")).to_contain_text("/", timeout=lab.SLOW_MS)
     auto, total = lab.score_text(ada.locator(".score").inner_text())
     assert "needs manual grading" in ada.locator(".status").inner_text()
-    assert auto == pytest.approx(_cli_score(hub, tmp_path))  # same sandbox, same judge
+    assert auto == pytest.approx(_cli_score(*cli))  # same sandbox, same judge
     assert 0 < auto < total
     seen["auto"] = auto
 
@@ -253,12 +260,13 @@ def test_student_fetches_and_reads_her_feedback(hub, student_server, page, seen)
     page.wait_for_load_state("load")
 
     text = page.locator("body").inner_text()
-    assert f"{seen['score']:g}" in text  # her total, the hand grade included
-    assert COMMENT in text
+    assert f"{PS} (Score: {seen['score']:.1f} / " in text  # her total, hand grade included
+    assert f"Written response (Score: {HAND_POINTS:.1f} / 2.0)" in text
+    assert f"Comments: {COMMENT}" in " ".join(text.split())
     autograded = nbformat.read(hub.course.notebook("autograded", PS, STUDENT), as_version=4)
     judged = [line for c in autograded.cells if nb_meta(c).get("grade")
               for o in c.get("outputs", []) if o.get("output_type") == "stream"
               for line in o.get("text", "").splitlines() if line.startswith(("✓", "✗"))]
     assert judged and [line for line in judged if line not in text] == []
-    assert lab.loaded_images(page) >= seen["plots"]
+    assert lab.loaded_images(page) == seen["plots"]  # her plots, as she saw them
     assert [line for line in hidden_test_lines(PS) if line in page.content()] == []
