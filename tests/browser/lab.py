@@ -52,7 +52,8 @@ def success_dialog(page, timeout: float = SLOW_MS) -> str:
 
 def cell_with(page, text: str):
     """The notebook cell whose editor shows ``text`` (the first one)."""
-    return page.locator(".jp-Notebook .jp-Cell", has=page.locator(".cm-content", has_text=text)).first
+    editor = page.locator(".cm-content", has_text=text)
+    return page.locator(".jp-Notebook .jp-Cell", has=editor).first
 
 
 def replace_cell_source(page, cell, source: str) -> None:
@@ -73,7 +74,8 @@ def run_all(page) -> None:
     page.locator(".lm-Menu-item .lm-Menu-itemLabel", has_text="Run All Cells").first.click()
     page.wait_for_function(
         """() => {
-            const prompts = [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputArea-prompt')];
+            const prompts = [...document.querySelectorAll(
+                '.jp-Notebook .jp-CodeCell .jp-InputArea-prompt')];
             return prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.textContent));
         }""", timeout=SLOW_MS)
 
