@@ -29,7 +29,7 @@ from playwright.sync_api import expect
 
 from tests.browser import lab
 from tests.browser.hub import COURSE_ID, PS, make_hub
-from tests.support.nbgrading import hidden_test_lines, nb_meta, read_source, variants
+from tests.support.nbgrading import auto_points, hidden_test_lines, nb_meta, read_source, variants
 
 STUDENT, CLASSMATE = "ada", "bob"
 TYPED = "variance_shares_answer"  # the answer ada types in the browser
@@ -203,7 +203,8 @@ def test_ta_collects_autogrades_and_hand_grades(hub, ta_server, page, seen, tmp_
     auto, total = lab.score_text(ada.locator(".score").inner_text())
     assert "needs manual grading" in ada.locator(".status").inner_text()
     assert auto == pytest.approx(_cli_score(*cli))  # same sandbox, same judge
-    assert 0 < auto < total
+    # every auto-graded part right, the typed variance_shares included; written answers open
+    assert auto == sum(auto_points(read_source(PS)).values()) < total
     seen["auto"] = auto
 
     with Gradebook(hub.course.db_url) as gb:
