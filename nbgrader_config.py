@@ -65,6 +65,10 @@ c.GenerateFeedback.preprocessors = [
 ]
 c.HTMLExporter.preprocessors = ["kit.sanitize.SanitizeStudentContent"]
 
+# `nbgrader export`: the stock CSV columns, then the auto-graded and hand-graded points and
+# the TA's comments (kit/export_plugin.py).
+c.ExportApp.plugin_class = "kit.export_plugin.HandGradesCsvExport"
+
 # The hidden tests are judged outside the student's kernel (kit/judge.py): the case inputs
 # are written before the kernel starts, and the results it emits are scored after it ran.
 # SANDBOX SWITCH: kit.execute.SandboxedExecute runs every graded notebook (nbgrader

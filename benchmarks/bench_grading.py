@@ -7,13 +7,22 @@ course, in the same run of this script:
 - stock: ``nbgrader autograde <ps>`` once per problem set, one after another;
 - kit:   ``kit.autograde.grade_class``, one grading process per core and one more.
 
-Usage: ``.venv/bin/python benchmarks/bench_grading.py [--students 40] [--keep DIR]``
+``--figures compare`` measures what keeping the figures costs instead: no stock run, the
+kit's grading twice, with Agg (no figure kept) and with the inline backend (every figure a
+PNG output, the default), and the extra CPU per notebook. CPU is counted twice: the whole
+machine's busy time (``/proc/stat``; other work on the machine adds to it) and the grading
+processes' own (``getrusage``) plus the kernels' own, which each kernel prints in a last
+cell added to every submission for this measurement.
+
+Usage: ``.venv/bin/python benchmarks/bench_grading.py [--students 40] [--keep DIR]
+[--figures {on,off,compare}]``
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -22,6 +31,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import nbformat
+from nbformat.v4 import new_code_cell
 
 from kit.autograde import grade_class
 from kit.course import ASSIGNMENTS, copy_course
@@ -39,13 +51,81 @@ def cpu_seconds() -> float:
     return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
+#: Added as the last cell of each submission by ``--figures compare``: the kernel's own CPU
+#: time (a sandboxed kernel is not a child this script can account for; it dies killed).
+KERNEL_CPU_MARK = "KPCA-KERNEL-CPU"
+KERNEL_CPU_CELL = (f"import resource as _r\n_u = _r.getrusage(_r.RUSAGE_SELF)\n"
+                   f"print('{KERNEL_CPU_MARK}', _u.ru_utime + _u.ru_stime)")
+
+
+def kernel_cpu_seconds(course) -> float:
+    """Sum of the CPU the graded kernels report in their last cell (``--figures compare``)."""
+    total = 0.0
+    for path in course.root.glob("autograded/*/*/*.ipynb"):
+        for cell in nbformat.read(path, as_version=4).cells:
+            for out in cell.get("outputs", []):
+                for line in out.get("text", "").splitlines():
+                    if line.startswith(KERNEL_CPU_MARK):
+                        total += float(line.split()[1])
+    return total
+
+
+def own_cpu_seconds() -> float:
+    """CPU time of this process's finished children and theirs (workers, kernels)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def grade_kit(course, workers: int, figures: bool):
+    """Grade the class the kit's way; (wall s, machine CPU s, own CPU s, failed outcomes).
+
+    Own CPU: the grading processes' (from ``getrusage``) and, with ``--figures compare``,
+    the kernels' (from their last cell)."""
+    os.environ["KPCA_GRADING_FIGURES"] = "1" if figures else "0"
+    shutil.rmtree(course.root / "autograded", ignore_errors=True)
+    start, cpu, own = time.perf_counter(), cpu_seconds(), own_cpu_seconds()
+    outcomes = grade_class(course, workers=workers, progress=False)
+    wall = time.perf_counter() - start
+    return (wall, cpu_seconds() - cpu, own_cpu_seconds() - own + kernel_cpu_seconds(course),
+            [o for o in outcomes if o.status != "graded"])
+
+
+def compare_figures(course, workers: int, notebooks: int) -> int:
+    """Print the cost of keeping figures: the kit's grading without, then with them."""
+    runs = {figures: grade_kit(course, workers, figures) for figures in (False, True)}
+    pngs = sum(1 for nb in course.root.glob("autograded/*/*/*.ipynb")
+               for cell in nbformat.read(nb, as_version=4).cells
+               for out in cell.get("outputs", []) if "image/png" in out.get("data", {}))
+    print(f"{notebooks} notebooks, {workers} processes, load average {os.getloadavg()[0]:.2f}")
+    print(f"{'kit.autograde':<28}{'wall s':>8}{'s / notebook':>14}{'machine CPU s / nb':>20}"
+          f"{'own CPU s / nb':>16}")
+    for figures, (wall, cpu, own, _) in runs.items():
+        name = "figures kept (inline)" if figures else "no figures (Agg)"
+        print(f"{name:<28}{wall:>8.1f}{wall / notebooks:>14.2f}{cpu / notebooks:>20.2f}"
+              f"{own / notebooks:>16.2f}")
+    (_, _, off, _), (_, _, on, _) = runs[False], runs[True]
+    extra = (on - off) / off if off else float("nan")
+    print(f"figures kept: {pngs} PNG outputs; extra own CPU per notebook "
+          f"{(on - off) / notebooks:+.2f} s ({extra:+.1%}; goal <= +10%: "
+          f"{'met' if extra <= 0.10 else 'MISSED'})")
+    failed = runs[False][3] + runs[True][3]
+    if failed:
+        print(f"{len(failed)} submissions were not graded: {failed[:3]}")
+    return 1 if failed else 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=40)
     parser.add_argument("--workers", type=int, default=(os.cpu_count() or 1) + 1,
                         help="grading processes of the kit (default: cores + 1, as kit.autograde)")
     parser.add_argument("--keep", type=Path, default=None, help="course folder to keep")
+    parser.add_argument("--figures", choices=("on", "off", "compare"), default="on",
+                        help="keep figures as PNG outputs (on, the default), not (off), or "
+                             "measure the kit's grading both ways without the stock run")
     args = parser.parse_args()
+    if args.figures != "compare":
+        os.environ["KPCA_GRADING_FIGURES"] = "1" if args.figures == "on" else "0"
 
     root = args.keep or Path(tempfile.mkdtemp(prefix="bench_grading_"))
     course = copy_course(root)
@@ -54,9 +134,16 @@ def main() -> int:
     students = [f"student{i:03d}" for i in range(args.students)]
     for assignment in ASSIGNMENTS:
         nb = build_submission(course, assignment)
+        if args.figures == "compare":
+            nb.cells.append(new_code_cell(KERNEL_CPU_CELL))
         for student in students:
             lay(course, assignment, student, nb)
     notebooks = len(students) * len(ASSIGNMENTS)
+    if args.figures == "compare":
+        status = compare_figures(course, args.workers, notebooks)
+        if args.keep is None:
+            shutil.rmtree(root, ignore_errors=True)
+        return status
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
 
     start, cpu = time.perf_counter(), cpu_seconds()

@@ -67,7 +67,8 @@ def worker(spec: dict) -> dict:
     if spec["library"] == "kpca_ref":
         from kpca_ref import KernelPCA
 
-        model = KernelPCA(spec["l"], kernel="rbf", gamma=1.0 / D, eigen_solver=spec["solver"])
+        model = KernelPCA(spec["l"], kernel="rbf", gamma=1.0 / D, eigen_solver=spec["solver"],
+                          random_state=0)
     else:
         from sklearn.decomposition import KernelPCA
 

@@ -1,7 +1,7 @@
 """Step 4 of the pipeline: grade ``submitted/`` into ``autograded/`` and the gradebook.
 
 ``python -m kit.autograde [ps ...] [--workers N] [--feedback]`` grades every submission of
-the named problem sets (all five by default) with one grading process per core, each taking
+the named problem sets (all of them by default) with one grading process per core, each taking
 the next submission from a shared queue, all writing to the one sqlite gradebook; with
 ``--feedback`` each process also writes the feedback page of what it graded. A submission that
 cannot be graded (missing, corrupt, the wrong problem set, a kernel that died) gets a clear
@@ -164,7 +164,8 @@ def _sort(outcomes: list[Outcome]) -> list[Outcome]:
 
 
 def grade_class(course: Course, assignments=ASSIGNMENTS, students=None, workers=None,
-                progress=True, feedback=False, skip_graded=False, scheduler=None) -> list[Outcome]:
+                progress=True, feedback=False, skip_graded=False, stream=None,
+                scheduler=None) -> list[Outcome]:
     """Grade every (assignment, student) pair on ``workers`` processes (default: cores + 1).
 
     With ``feedback``, each worker also writes the feedback page of what it graded. With
@@ -172,7 +173,9 @@ def grade_class(course: Course, assignments=ASSIGNMENTS, students=None, workers=
     left as it is (status ``"already graded"``). A worker that dies fails only its own submission.
     Ctrl-C stops every worker and their kernels and raises :class:`Interrupted`. With
     ``scheduler`` (``"local:N"`` or a Dask scheduler's address) the jobs run on a Dask cluster
-    instead (:mod:`kit.cluster`); ``workers`` is then ignored.
+    instead (:mod:`kit.cluster`); ``workers`` is then ignored. With
+    ``progress``, a bar on ``stream`` (default ``sys.stdout``) if it is a terminal, else one
+    line per finished notebook (:class:`kit.progress.Progress`).
     """
     from kit.secret import course_secret
     from kit.workers import Died, run_jobs
@@ -190,9 +193,9 @@ def grade_class(course: Course, assignments=ASSIGNMENTS, students=None, workers=
     workers = max(1, min(workers or (os.cpu_count() or 1) + 1, len(jobs) or 1))
     bar = None
     if progress:
-        from tqdm import tqdm
+        from kit.progress import Progress, what_happened
 
-        bar = tqdm(total=len(jobs), desc="autograde", unit="nb", file=sys.stdout)
+        bar = Progress(len(jobs), stream)
     finished = set()
 
     def handle(job, result) -> None:
@@ -205,11 +208,10 @@ def grade_class(course: Course, assignments=ASSIGNMENTS, students=None, workers=
         outcomes.append(result)
         if result.status == "graded":
             _record(course, ledger, assignment, student)
-        if result.message:
-            line = f"  ! {result.student} / {result.assignment}: {result.message}"
-            (bar.write if bar else print)(line)
         if bar:
-            bar.update(1)
+            bar.finished(student, assignment, what_happened(result), result.message)
+        elif result.message:
+            print(f"  ! {result.student} / {result.assignment}: {result.message}")
 
     try:
         if scheduler:

@@ -237,7 +237,7 @@ def run(course: Course, jobs, scheduler: str, feedback: bool, on_result, bar=Non
             peak = max(peak, workers)
             if bar is not None:
                 elapsed = time.perf_counter() - start
-                bar.set_postfix(workers=workers, nb_per_s=f"{graded / elapsed:.2f}", refresh=False)
+                bar.note(workers=workers, nb_per_s=f"{graded / elapsed:.2f}")
             on_result(job, outcome)
             send(max(1, workers) * IN_FLIGHT - len(futures))
     except BaseException:

@@ -9,13 +9,15 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-#: The five problem sets, in teaching order (the names are fixed by the course contract).
+#: The problem sets, in teaching order (the names are fixed by the course contract).
 ASSIGNMENTS = (
+    "ps0_high_dimensions",
     "ps1_circle_lift",
     "ps2_feature_maps",
     "ps3_mercer",
     "ps4_centering",
     "ps5_kernel_pca",
+    "ps6_kernel_regression",
 )
 
 #: The repository root is itself the course directory.

@@ -4,7 +4,8 @@
 2. lay the demo class (``tests/demo_class.py``) into ``submitted/``;
 3. autograde every problem set on all cores;
 4. write a feedback page per graded submission into ``feedback/`` (same workers);
-5. export ``reports/grades.csv``, print the grade table, write ``reports/class_report.html``.
+5. export ``reports/grades.csv``, write ``reports/class_report.html``;
+6. print what could not be graded, then the grade table and the paths of what it wrote.
 
 Running it twice gives the same grades.
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 import shutil
 import sys
 import time
+from pathlib import Path
 
 from kit.autograde import grade_class
 from kit.course import ASSIGNMENTS, REPO_ROOT, Course
@@ -47,7 +49,30 @@ def grade_table(course: Course, outcomes) -> str:
     return "\n".join(lines)
 
 
+def written(paths: dict[str, Path]) -> str:
+    """One line per thing written, ``label: path`` (relative to the working directory if inside it)."""
+    here = Path.cwd()
+    width = max(len(label) for label in paths) + 1
+    lines = []
+    for label, path in paths.items():
+        path = Path(path).resolve()
+        shown = path.relative_to(here) if path.is_relative_to(here) else path
+        lines.append(f"{label + ':':<{width}} {shown}{'/' if path.is_dir() else ''}")
+    return "\n".join(lines)
+
+
+def closing(course: Course, outcomes, paths: dict[str, Path], seconds: float) -> str:
+    """What ``make demo`` prints last: what could not be graded, the grade table, the paths."""
+    failed = [o for o in outcomes if o.status == "failed"]
+    lines = [(f"{sum(o.status == 'graded' for o in outcomes)} notebooks graded, {len(failed)} could "
+              f"not be graded, in {seconds:.0f} s")]
+    lines += [f"  ! {o.student} / {o.assignment}: {o.message}" for o in failed]
+    return "\n".join([*lines, "", grade_table(course, outcomes), "", written(paths)])
+
+
 def run(course: Course, workers=None, fresh=True) -> list:
+    """Run the whole pipeline on the demo class; print a summary ending with the grade table
+    and the paths of what it wrote; return the outcomes."""
     start = time.perf_counter()
     if release(course):
         raise SystemExit("release failed: see the messages above")
@@ -57,16 +82,10 @@ def run(course: Course, workers=None, fresh=True) -> list:
     lay_class(course)
     outcomes = grade_class(course, workers=workers, feedback=True)
     csv_path = write_csv(course, outcomes)
-    print()
-    print(grade_table(course, outcomes))
     report = write_report(course, outcomes)
-    failed = [o for o in outcomes if o.status == "failed"]
-    print(f"\n{sum(o.status == 'graded' for o in outcomes)} notebooks graded, {len(failed)} could not be "
-          f"graded, in {time.perf_counter() - start:.0f} s")
-    for o in failed:
-        print(f"  ! {o.student} / {o.assignment}: {o.message}")
-    print(f"grades:   {csv_path.relative_to(course.root)}\nreport:   {report.relative_to(course.root)}"
-          f"\nfeedback: feedback/<student>/<problem set>/")
+    print()
+    print(closing(course, outcomes, {"feedback": course.root / "feedback", "grades": csv_path,
+                                     "report": report}, time.perf_counter() - start))
     return outcomes
 
 

@@ -7,6 +7,11 @@ in place of nbgrader's ``Execute``: the same step, with the ``kpca-sandbox`` ker
 plain ``Execute`` and the notebook's own kernel, so an instructor validating a source
 notebook runs its hidden tests with ``kpca_ref`` at hand, and students validate as usual.
 
+Figures: the kernel draws with matplotlib's inline backend (:data:`INLINE_BACKEND`), so each
+figure a cell shows (or leaves open) becomes a PNG output of that cell, kept in the autograded
+notebook and shown on the feedback page. ``SandboxedExecute.figures = False`` (or
+``KPCA_GRADING_FIGURES=0``) draws with Agg and keeps no figure, as before.
+
 Before the first notebook of a grading process, it checks that the kernel environment
 (kit/kernelenv.py) cannot import scikit-learn, ``kpca_ref``, nbgrader or the test tools,
 and refuses to run any notebook otherwise.
@@ -14,14 +19,20 @@ and refuses to run any notebook otherwise.
 
 from __future__ import annotations
 
+import os
 import time
 
+from nbclient.util import run_sync
 from nbformat.v4 import new_output
 from nbgrader.preprocessors import Execute
-from traitlets import Bool, Integer, Unicode
+from traitlets import Bool, Integer, Unicode, default
 
 from kit import kernelenv, output_limits
 from kit.sandbox import KERNEL_NAME, probe_dir
+
+#: matplotlib backend of graded kernels that keeps figures as PNG outputs (matplotlib-inline
+#: comes with ipykernel, so the kernel environment has it).
+INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
 
 
 class KernelEnvironmentError(RuntimeError):
@@ -82,6 +93,27 @@ class SandboxedExecute(Execute):
              "message over max_message_bytes is dropped with the connection, and only "
              "that cell loses its outputs (with a note).",
     ).tag(config=True)
+
+    figures = Bool(
+        help="Keep the figures a graded notebook draws as PNG outputs (matplotlib's inline "
+             "backend in the kernel); off: Agg, no figure kept. Default: on, unless the "
+             "environment variable KPCA_GRADING_FIGURES is 0.",
+    ).tag(config=True)
+
+    @default("figures")
+    def _figures_default(self):
+        return os.environ.get("KPCA_GRADING_FIGURES", "1").strip() != "0"
+
+    async def async_start_new_kernel(self, **kwargs):
+        """Start the kernel with the matplotlib backend :attr:`figures` asks for.
+
+        The sandbox passes ``MPLBACKEND`` on to the kernel (kit/sandbox.py ``PASS_ENV``).
+        """
+        env = dict(kwargs.pop("env", None) or os.environ)
+        env["MPLBACKEND"] = INLINE_BACKEND if self.figures else "Agg"
+        return await super().async_start_new_kernel(env=env, **kwargs)
+
+    start_new_kernel = run_sync(async_start_new_kernel)  # the synchronous path, same start
 
     def create_kernel_manager(self):
         km = super().create_kernel_manager()

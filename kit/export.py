@@ -1,8 +1,10 @@
 """Step 6 of the pipeline: the grade export, ``reports/grades.csv``.
 
-One row per student and problem set: the auto-graded score, the manually graded score
-(0 until a TA grades the written answers in formgrader), the total, the maximum, and the
-status of the submission ("graded", "not submitted" or "failed: <why>").
+One row per student and problem set: the auto-graded score, the hand-graded score of the
+written answers (what a TA has graded in formgrader so far; ``hand_graded`` says whether all,
+none or some of them are graded), the total, the maxima, the status of the submission
+("graded", "not submitted" or "failed: <why>") and the TA's comments. Scores are read from
+the gradebook when the CSV is written, so hand grades given after grading appear in it.
 """
 
 from __future__ import annotations
@@ -14,8 +16,13 @@ import nbformat
 
 from kit.autograde import Outcome
 from kit.course import Course
+from kit.hand_grades import Marks, read_marks
 
-COLUMNS = ("student", "assignment", "status", "auto_score", "manual_score", "score", "max_score")
+COLUMNS = ("student", "assignment", "status", "auto_score", "manual_score", "score", "max_score",
+           "auto_max", "manual_max", "hand_graded", "comments")
+
+#: Statuses of a submission whose points are in the gradebook.
+GRADED = ("graded", "already graded")
 
 
 def max_points(course: Course, assignment: str) -> tuple[float, float]:
@@ -32,35 +39,32 @@ def max_points(course: Course, assignment: str) -> tuple[float, float]:
     return auto, manual
 
 
+def current_marks(course: Course, outcomes: list[Outcome]) -> dict[tuple[str, str], Marks]:
+    """``{(assignment, student): Marks}`` of every graded outcome, read from the gradebook now."""
+    return read_marks(course.db_url, [(o.assignment, o.student) for o in outcomes if o.status in GRADED])
+
+
 def rows(course: Course, outcomes: list[Outcome]) -> list[dict]:
-    """The CSV rows of ``outcomes``, in student then problem-set order."""
+    """The CSV rows of ``outcomes``, in the order given (student, then problem set)."""
     maxima = {a: max_points(course, a) for a in {o.assignment for o in outcomes}}
+    marks = current_marks(course, outcomes)
     out = []
     for o in outcomes:
         auto_max, manual_max = maxima[o.assignment]
-        manual_ids = _manual_ids(course, o.assignment)
-        manual = round(sum(v for k, v in o.scores.items() if k in manual_ids), 2)
-        auto = round(o.total - manual, 2)
-        status = o.status if o.status != "failed" else f"failed: {o.message}"
+        m = marks.get((o.assignment, o.student)) or Marks(auto=o.total)
+        graded = o.status in GRADED
+        status = "graded" if graded else o.status if o.status != "failed" else f"failed: {o.message}"
         out.append({
             "student": o.student, "assignment": o.assignment, "status": status,
-            "auto_score": auto, "manual_score": manual, "score": round(auto + manual, 2),
-            "max_score": auto_max + manual_max,
+            "auto_score": m.auto, "manual_score": m.manual, "score": m.total,
+            "max_score": auto_max + manual_max, "auto_max": auto_max, "manual_max": manual_max,
+            "hand_graded": m.hand_graded if graded else "", "comments": m.comment_text(),
         })
     return out
 
 
-def _manual_ids(course: Course, assignment: str) -> set[str]:
-    nb = nbformat.read(course.notebook("source", assignment), as_version=4)
-    return {
-        c.metadata["nbgrader"]["grade_id"]
-        for c in nb.cells
-        if c.get("metadata", {}).get("nbgrader", {}).get("grade")
-        and c.metadata["nbgrader"].get("solution")
-    }
-
-
 def write_csv(course: Course, outcomes: list[Outcome], path: Path | None = None) -> Path:
+    """Write the rows of :func:`rows` to ``path`` (default ``reports/grades.csv``); return it."""
     path = path or course.root / "reports" / "grades.csv"
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="", encoding="utf-8") as fh:

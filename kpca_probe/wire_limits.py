@@ -45,6 +45,13 @@ def checked_integer(text) -> int:
     return int(text)
 
 
+def _literal_integer(data) -> int | None:
+    """The value of an encoded integer literal of at most 30 digits, else None."""
+    if isinstance(data, dict) and "Z" in data and len(str(data["Z"]).lstrip("-")) <= 30:
+        return checked_integer(data["Z"])
+    return None
+
+
 def magnitude(data, depth: int, budget: Budget) -> float:
     """Checks sizes and returns an upper bound on the decimal digits the tree evaluates to."""
     if depth > MAX_DEPTH or not isinstance(data, dict):
@@ -68,8 +75,13 @@ def magnitude(data, depth: int, budget: Budget) -> float:
     if data.get("op") == "Mul":
         size = sum(sizes)
     elif data.get("op") == "Pow" and len(sizes) == 2:
-        # |b**e| has about digits(b) * |e| digits, and |e| < 10**digits(e)
-        size = sizes[0] * 10 ** min(sizes[1], 30) if sizes[1] > 0 else sizes[0]
+        # |b**e| has about digits(b) * |e| digits: |e| itself for a literal integer exponent
+        # (1/x is x**-1), else |e| < 10**digits(e)
+        exponent = _literal_integer(args[1])
+        if exponent is not None:
+            size = sizes[0] * max(1, abs(exponent))
+        else:
+            size = sizes[0] * 10 ** min(sizes[1], 30) if sizes[1] > 0 else sizes[0]
     elif data.get("f") == "exp" and sizes:
         size = 10 ** min(sizes[0], 30)  # exp(x) has about x / 2.3 digits
     else:

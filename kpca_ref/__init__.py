@@ -14,6 +14,12 @@ import importlib
 
 #: contract function -> module that defines it (modules are named after lecture ideas)
 _EXPORTS = {
+    # ps0: data in high dimensions
+    "ball_cube_ratio": "high_dimensions",
+    "shell_fraction": "high_dimensions",
+    "inside_fraction": "high_dimensions",
+    "angles_deg": "high_dimensions",
+    "cap_fraction": "high_dimensions",
     # ps1: PCA cannot see a circle; the lift makes it linear
     "variance_shares": "circle",
     "components_needed": "circle",
@@ -49,6 +55,14 @@ _EXPORTS = {
     "explained_ratio": "kpca",
     "feature_variances": "kpca",
     "reconstruction_error": "kpca",
+    # ps6: kernel regression by gradient descent
+    "cubic_kernel": "kernel_regression",
+    "cubic_features": "kernel_regression",
+    "gd_dual_fit": "kernel_regression",
+    "gd_primal_fit": "kernel_regression",
+    "kernel_predict": "kernel_regression",
+    "max_step_size": "kernel_regression",
+    "kernel_ridge": "kernel_regression",
     # the fast estimator beside the lecture steps
     "KernelPCA": "estimator",
 }

@@ -1,4 +1,4 @@
-"""Eigen-solvers for the top of a centred kernel matrix, behind :class:`kpca_ref.KernelPCA`.
+"""Eigen-solvers for the top of a centred kernel matrix, behind ``KernelPCA(eigen_solver="krylov")``.
 
 The centred matrix Kc = H K H is never formed by the iterative solvers: with row means r
 and grand mean g of K, a block of vectors V is mapped by the four-term formula
@@ -17,20 +17,17 @@ but every coupling between them and the accurate vectors is taken from the accur
 corrections and the residual falls to ``ITER_RTOL``. What remains is the float32 rounding
 of K itself: about 3e-8 relative on the scores of the benchmark problem.
 
-Solvers (eigenvalues descending, orthonormal eigenvectors): :func:`dense_top` (LAPACK,
-top l only), :func:`lanczos_top` (ARPACK, one product at a time) and
-:func:`block_krylov_top` (start block from a random subsample, block Krylov steps,
-Rayleigh-Ritz, thick restarts, residual check). Needs SciPy (``scipy.linalg``, ``scipy.sparse.linalg``).
+The solver, :func:`block_krylov_top` (start block from a random subsample, block Krylov
+steps, Rayleigh-Ritz, thick restarts, residual check; eigenvalues descending, orthonormal
+eigenvectors), is driven by :mod:`kpca_ref._krylov_fit`. NumPy only.
 """
 
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg
-import scipy.sparse.linalg
 
 from kpca_ref._blocks import chunks, parallel, threads
-from kpca_ref.tolerances import NEGATIVE_EIGENVALUE_RTOL, SYMMETRY_RTOL, ZERO_EIGENVALUE_RTOL
+from kpca_ref.tolerances import SYMMETRY_RTOL
 
 _EPS32 = float(np.finfo(np.float32).eps)
 
@@ -43,29 +40,6 @@ def check_symmetric(K):
         raise ValueError(f"K must be symmetric: max |K - K.T| = {gap:.3g}, "
                          f"{gap / scale:.3g} times max(1, max |K|)")
     return K
-
-
-def check_spectrum(theta, smallest=None):
-    """The rules of :func:`kpca_ref.kpca.kpca_fit` on the top eigenvalues ``theta``.
-
-    ValueError for an eigenvalue (``smallest`` or the last of ``theta``) below
-    -NEGATIVE_EIGENVALUE_RTOL x the largest |eigenvalue|, or when fewer than len(theta)
-    are above ZERO_EIGENVALUE_RTOL x that largest.
-    """
-    l = len(theta)
-    low = theta[-1] if smallest is None else min(smallest, theta[-1])
-    top = max(abs(theta[0]), abs(low))
-    if low < -NEGATIVE_EIGENVALUE_RTOL * top:
-        raise ValueError(
-            f"the centred kernel matrix is not positive semidefinite: it has the "
-            f"eigenvalue {low:.6g}, {low / top:.3g} times its largest |eigenvalue| "
-            f"{top:.6g} (tolerance {NEGATIVE_EIGENVALUE_RTOL:g})")
-    positive = int(np.sum(theta > ZERO_EIGENVALUE_RTOL * top))
-    if positive < l:
-        raise ValueError(
-            f"n_components = {l} requested but the centred kernel matrix has only "
-            f"{positive} positive eigenvalue{'s' if positive != 1 else ''} (|mu| <= "
-            f"{ZERO_EIGENVALUE_RTOL:g} x the largest counts as zero)")
 
 
 class CentredKernel:
@@ -147,54 +121,6 @@ class CentredKernel:
         rows = self.K[:: max(1, self.n // 256)]
         rms = np.sqrt(np.einsum("ij,ij->", rows, rows, dtype=np.float64) / rows.size)
         return 4.0 * np.sqrt(self.n) * _EPS32 * float(rms)
-
-
-def dense_top(Kc, l):
-    """Top ``l`` eigenpairs of a dense symmetric matrix (LAPACK, only those computed).
-
-    >>> dense_top(np.diag([1.0, 3.0, 2.0]), 2)[0]
-    array([3., 2.])
-    """
-    n = Kc.shape[0]
-    values, vectors = scipy.linalg.eigh(Kc, subset_by_index=[n - l, n - 1], overwrite_a=True,
-                                        check_finite=False)
-    return values[::-1].copy(), vectors[:, ::-1].copy()
-
-
-def smallest_eigenvalue(op, dense=None, *, passes=8, rng=None) -> float:
-    """Smallest eigenvalue of Kc, or an upper bound for it, for the 'clearly negative' check.
-
-    Dense input: LAPACK, exact. Operator: a few block Krylov steps on -Kc; the largest
-    Ritz value of -Kc never exceeds its largest eigenvalue, so the value returned is never
-    below the true smallest eigenvalue -- a clearly negative result is certain, a tiny
-    negative eigenvalue hidden among near-zero ones may go unseen.
-    """
-    if dense is not None:
-        return float(scipy.linalg.eigvalsh(dense, subset_by_index=[0, 0], check_finite=False)[0])
-
-    class Negated:
-        n, low = op.n, op.low
-
-        def matmat(self, V):
-            return -op.matmat(V)
-
-    rng = np.random.default_rng(0) if rng is None else rng
-    theta = block_krylov_top(Negated(), 1, block=8, tol=1e-3, max_iter=passes, rng=rng)[0]
-    return -float(theta[0])
-
-
-def lanczos_top(op, l, *, tol, max_iter, rng):
-    """Top ``l`` eigenpairs of Kc by ARPACK (implicitly restarted Lanczos, one vector at a time).
-
-    Raises ``scipy.sparse.linalg.ArpackNoConvergence`` when ARPACK does not converge.
-    """
-    lin = scipy.sparse.linalg.LinearOperator((op.n, op.n), matvec=lambda v: op.matmat(
-        v.reshape(-1, 1)).ravel(), matmat=op.matmat, dtype=np.float64)
-    v0 = rng.uniform(-1.0, 1.0, op.n)
-    values, vectors = scipy.sparse.linalg.eigsh(lin, k=l, which="LA", tol=tol, v0=v0 - v0.mean(),
-                                                maxiter=max_iter)
-    order = np.argsort(values)[::-1]
-    return values[order], vectors[:, order]
 
 
 def _orth(Z, S, rng):

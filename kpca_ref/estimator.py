@@ -1,99 +1,97 @@
-"""A fast kernel PCA estimator with scikit-learn's interface.
+"""A fast kernel PCA estimator, a drop-in for scikit-learn's ``KernelPCA``.
 
-The contract functions (:func:`~kpca_ref.centring.centre_kernel`,
-:func:`~kpca_ref.kpca.kpca_fit`, :func:`~kpca_ref.kpca.kpca_scores`,
-:func:`~kpca_ref.kpca.kpca_transform`) follow the lecture step by step and form every
-matrix explicitly. :class:`KernelPCA` gives the same answers (centring with the TRAINING
-means, the same sign rule, the same zero and negative eigenvalue rules) on larger
-problems: it builds the kernel matrix once, in float32 when that is safe, never forms the
-centred matrix, and computes only the top ``n_components`` eigenpairs
-(:mod:`kpca_ref._blocks`, :mod:`kpca_ref._solvers`).
+:class:`KernelPCA` takes the constructor parameters of
+``sklearn.decomposition.KernelPCA`` with the same meaning and defaults, has the same
+fitted attributes and methods, and is built on scikit-learn's own base classes and
+validation, so it works in ``Pipeline`` and ``GridSearchCV`` and passes scikit-learn's
+own tests of ``KernelPCA`` (``tests/sklearn_dropin/``). What it adds is the kit's fast
+solver, ``eigen_solver="krylov"`` (:mod:`kpca_ref._krylov_fit`), which ``"auto"`` takes
+for the ``rbf``, ``poly`` and ``linear`` kernels on dense points when n > 400.
 
-Runtime dependencies: SciPy (LAPACK ``eigh`` on an index range, ARPACK ``eigsh``);
-threadpoolctl is used when present (it comes with scikit-learn).
+scikit-learn (>= 1.6) is needed by this module only: ``pip install 'kpca_ref[sklearn]'``.
+``import kpca_ref`` and the contract functions never import it.
 """
 
 from __future__ import annotations
 
 import numbers
-import warnings
+from typing import ClassVar
 
 import numpy as np
-from scipy.sparse.linalg import ArpackNoConvergence
 
-from kpca_ref import _blocks, _solvers
-from kpca_ref._validation import as_float_matrix, as_square_float, check_int, check_positive
-from kpca_ref.signs import canonical_signs
-from kpca_ref.tolerances import FLOAT32_TRUST, ITER_RTOL, REFINED_RTOL, SWITCH_RTOL
+from kpca_ref import _krylov_fit, _solvers
+from kpca_ref import sklearn_compat as _sk
+from kpca_ref._krylov_fit import FAST_KERNELS, KRYLOV_MIN_N, KrylovFit, krylov_fits
 
 __all__ = ["KernelPCA"]
 
-_KERNELS = ("rbf", "poly", "linear", "precomputed")
-_SOLVERS = ("auto", "dense", "lanczos", "randomized")
-#: ``eigen_solver="auto"`` uses the dense solver up to this many points.
-DENSE_MAX_N = 400
 
+class KernelPCA(_sk.ClassNamePrefixFeaturesOutMixin, _sk.TransformerMixin, _sk.BaseEstimator):
+    """Kernel PCA with scikit-learn's interface and the kit's fast solver.
 
-def _choice(value, name, allowed):
-    if not isinstance(value, str) or value not in allowed:
-        options = ", ".join(repr(a) for a in allowed)
-        raise ValueError(f"{name} must be one of {options}, got {value!r}")
-    return value
-
-
-class KernelPCA:
-    """Kernel PCA: the top eigenpairs of the centred kernel matrix, and scores.
+    Parameters are those of ``sklearn.decomposition.KernelPCA``, same meaning and
+    defaults; only ``eigen_solver`` has one more value.
 
     Parameters
     ----------
-    n_components : int
-        Number of components l >= 1; the centred kernel matrix needs at least l
-        positive eigenvalues (|mu| <= ZERO_EIGENVALUE_RTOL x the largest counts as zero).
-    kernel : {"rbf", "poly", "linear", "precomputed"}, default "rbf"
-        ``rbf``: exp(-gamma ||x - y||^2); ``poly``: (gamma x.y + coef0)^degree;
-        ``linear``: x.y; ``precomputed``: ``fit`` takes the (n, n) kernel matrix and
-        ``transform`` the (m, n) kernel values between new and training points.
-    gamma : float > 0, optional
-        Kernel coefficient of ``rbf`` and ``poly``; default 1 / (number of features).
-    degree : int >= 1, default 3
+    n_components : int, default=None
+        Number of components; None keeps every non-zero one.
+    kernel : {"linear", "poly", "rbf", "sigmoid", "cosine", "precomputed"} or callable
+        Kernel, default ``"linear"``.
+    gamma : float, default=None
+        Coefficient of ``rbf``, ``poly`` and ``sigmoid``; None means 1 / n_features.
+    degree : float, default=3
         Degree of ``poly``.
-    coef0 : float >= 0, default 1.0
-        Constant of ``poly``.
-    eigen_solver : {"auto", "dense", "lanczos", "randomized"}, default "auto"
-        ``dense``: LAPACK on the explicit float64 centred matrix (top l only);
-        ``lanczos``: ARPACK ``eigsh``, one matrix-vector product at a time;
-        ``randomized``: random start block, block Krylov steps, Rayleigh-Ritz and a
-        residual check. ``auto`` takes ``dense`` for n <= 400 or when the Krylov search
-        space would not fit (l large compared with n), else ``randomized``.
-    tol : float > 0, optional
-        Residual tolerance ||Kc v - mu v|| / mu_1 of the iterative solvers (default 1e-9).
-    max_iter : int >= 1, optional
-        Most block products (``randomized``) or ARPACK restarts (``lanczos``).
-    random_state : int or numpy.random.Generator, default 0
-        Seed of the random start (fixed by default: repeated fits give identical results).
+    coef0 : float, default=1
+        Constant of ``poly`` and ``sigmoid``.
+    kernel_params : dict, default=None
+        Keyword arguments of a callable kernel.
+    alpha : float, default=1.0
+        Ridge of the inverse transform.
+    fit_inverse_transform : bool, default=False
+        Learn a pre-image map (``inverse_transform``).
+    eigen_solver : {"auto", "dense", "arpack", "randomized", "krylov"}, default="auto"
+        ``dense``, ``arpack``, ``randomized``: scikit-learn's solvers on the explicit
+        centred matrix. ``krylov``: the kit's block Krylov solver (float32 kernel matrix
+        when safe, centring inside the products, float64-accurate finish); on a problem
+        too small for it (4 max(12, l + 2) > n - 1) ``dense`` runs. ``auto``: ``krylov``
+        for ``rbf``/``poly``/``linear`` (gamma > 0) on dense points with n > 400 where it
+        fits, else scikit-learn's rule (``arpack`` for n > 200 and fewer than 10
+        components, else ``dense``). ``solver_`` says which ran.
+    tol : float, default=0
+        ``arpack``: its tolerance (0: machine precision). ``krylov``: relative residual
+        ||Kc v - mu v|| / mu_1 to reach (0: 1e-9).
+    max_iter : int, default=None
+        ``arpack``: most iterations. ``krylov``: most block products (None: 100).
+    iterated_power : int >= 0 or "auto", default="auto"
+        Power iterations of ``randomized``.
+    remove_zero_eig : bool, default=False
+        Drop components with zero eigenvalue (always done when ``n_components`` is None).
+    random_state : int, RandomState instance or None, default=None
+        Start of ``arpack``, ``randomized`` and ``krylov``.
+    copy_X : bool, default=True
+        Store a copy of the training data in ``X_fit_``.
+    n_jobs : int, default=None
+        Jobs of scikit-learn's kernel computation; the ``krylov`` path and the fast
+        ``transform`` use their own threads (``KPCA_REF_NUM_THREADS``).
 
     Attributes
     ----------
-    eigenvalues_ : ndarray (l,)
-        Top eigenvalues mu of the centred kernel matrix, descending.
-    eigenvectors_ : ndarray (n, l)
-        Unit eigenvectors a_j, signs by :func:`kpca_ref.signs.canonical_signs`.
-    alpha_ : ndarray (n, l)
-        ``eigenvectors_ / sqrt(eigenvalues_)``: the coefficients of ``kpca_fit``.
-    row_means_, grand_mean_, gamma_ : training kernel row means, their mean, gamma used.
-    solver_, kernel_dtype_ : solver used and the dtype K was stored in.
-    n_iter_, residuals_ : block products used and final ||Kc v - mu v|| / mu_1.
-
-    Notes
-    -----
-    For ``rbf``, ``poly`` and ``linear`` the iterative solvers store K in float32 and end
-    with float64-accurate Rayleigh-Ritz steps (:mod:`kpca_ref._solvers`); scores then
-    differ from a float64 computation by the float32 rounding of K (about 3e-8 relative
-    on an RBF problem). The fit is redone with a float64 K when the final residuals
-    exceed 1e-7 mu_1 or when mu_l is too small next to that rounding for about 1e-6.
-    For a precomputed K the iterative solvers seek a clearly negative eigenvalue with a
-    few Krylov steps: one found is certain, a tiny one may go unseen. Eigenvectors whose
-    eigenvalues nearly coincide are ill-determined for every solver.
+    eigenvalues_, eigenvectors_ : ndarray of shape (n_components,), (n_samples, n_components)
+        Eigenpairs of the centred kernel matrix, descending; each eigenvector's
+        largest-magnitude entry positive (scikit-learn's ``svd_flip``).
+    dual_coef_, X_transformed_fit_ : ndarray
+        Inverse transform (only with ``fit_inverse_transform=True``).
+    X_fit_ : ndarray or sparse matrix
+        The training data (the kernel matrix for ``precomputed``).
+    gamma_ : float
+        Kernel coefficient used.
+    n_features_in_, feature_names_in_ : int, ndarray
+        Seen at ``fit``.
+    solver_ : str
+        Solver that ran. ``kernel_dtype_``: dtype the kernel matrix was stored in.
+    n_iter_, residuals_ : int, ndarray or None
+        ``krylov`` only: block products used and final relative residuals.
 
     Examples
     --------
@@ -109,195 +107,211 @@ class KernelPCA:
            [ 0.,  2.]])
     """
 
-    def __init__(self, n_components, kernel="rbf", gamma=None, degree=3, coef0=1.0,
-                 eigen_solver="auto", tol=None, max_iter=None, random_state=0):
-        self.n_components = check_int(n_components, "n_components", minimum=1)
-        self.kernel = _choice(kernel, "kernel", _KERNELS)
-        self.gamma = None if gamma is None else check_positive(gamma, "gamma")
-        self.degree = check_int(degree, "degree", minimum=1)
-        if isinstance(coef0, (bool, np.bool_)) or not isinstance(coef0, numbers.Real):
-            raise TypeError(f"coef0 must be a number, got {type(coef0).__name__} {coef0!r}")
-        if not np.isfinite(coef0) or coef0 < 0:
-            raise ValueError(f"coef0 must be >= 0 and finite, got {coef0}")
-        self.coef0 = float(coef0)
-        self.eigen_solver = _choice(eigen_solver, "eigen_solver", _SOLVERS)
-        self.tol = None if tol is None else check_positive(tol, "tol")
-        self.max_iter = None if max_iter is None else check_int(max_iter, "max_iter", minimum=1)
-        if not (random_state is None or isinstance(random_state, np.random.Generator)):
-            check_int(random_state, "random_state", minimum=0)
+    _parameter_constraints: ClassVar[dict] = _sk.PARAMETER_CONSTRAINTS
+
+    def __init__(self, n_components=None, *, kernel="linear", gamma=None, degree=3, coef0=1,
+                 kernel_params=None, alpha=1.0, fit_inverse_transform=False,
+                 eigen_solver="auto", tol=0, max_iter=None, iterated_power="auto",
+                 remove_zero_eig=False, random_state=None, copy_X=True, n_jobs=None):
+        self.n_components = n_components
+        self.kernel = kernel
+        self.kernel_params = kernel_params
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.alpha = alpha
+        self.fit_inverse_transform = fit_inverse_transform
+        self.eigen_solver = eigen_solver
+        self.tol = tol
+        self.max_iter = max_iter
+        self.iterated_power = iterated_power
+        self.remove_zero_eig = remove_zero_eig
         self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.copy_X = copy_X
 
-    def _block(self, n):  # columns per block product
-        return max(12, self.n_components + 2)
+    # ------------------------------------------------------------------ kernels
+    def _get_kernel(self, X, Y=None):
+        if callable(self.kernel):
+            params = self.kernel_params or {}
+        else:
+            params = {"gamma": self.gamma_, "degree": self.degree, "coef0": self.coef0}
+        return _sk.pairwise_kernels(X, Y, metric=self.kernel, filter_params=True,
+                                n_jobs=self.n_jobs, **params)
 
-    def _choose_solver(self, n):
-        l = self.n_components
-        fits = 4 * self._block(n) <= n - 1
+    def _fast_kernel(self, X) -> bool:
+        """Can the kit compute this kernel itself from the points ``X``?"""
+        return (isinstance(self.kernel, str) and self.kernel in FAST_KERNELS
+                and not _sk.issparse(X) and (self.kernel == "linear" or self.gamma_ > 0))
+
+    def _pick_solver(self, X, l):
+        n, fits = X.shape[0], krylov_fits(X.shape[0], l)
+        if self.eigen_solver == "krylov":
+            return "krylov" if fits else "dense"
         if self.eigen_solver == "auto":
-            return "randomized" if n > DENSE_MAX_N and fits else "dense"
-        if self.eigen_solver == "lanczos" and l < n - 1:
-            return "lanczos"
-        if self.eigen_solver == "randomized" and fits:
-            return "randomized"
-        return "dense"  # forced iterative solver on a problem too small for it
+            if fits and n > KRYLOV_MIN_N and self._fast_kernel(X):
+                return "krylov"
+            return "arpack" if n > 200 and l < 10 else "dense"
+        return self.eigen_solver
 
-    def _kernel(self, X, dtype):  # (K, row means)
-        return _blocks.kernel_matrix(X, self.kernel, self.gamma_, self.degree, self.coef0, dtype)
-
-    def fit(self, X):
-        """Fit on points ``X`` (n, d), or on a kernel matrix (n, n) for ``precomputed``.
-
-        Returns
-        -------
-        self
-        """
-        l = self.n_components
-        if self.kernel == "precomputed":
-            K = _solvers.check_symmetric(as_square_float(X, "K"))
-            self.X_fit_, self.gamma_, self.n_features_in_, n = None, None, None, K.shape[0]
-        else:
-            X = as_float_matrix(X, "X")
-            # RBF depends on differences only: shifting to the mean keeps the one-product
-            # distance formula accurate for data far from the origin
-            self.offset_ = X.mean(axis=0) if self.kernel == "rbf" else np.zeros(X.shape[1])
-            K = X = X - self.offset_
-            self.X_fit_, (n, self.n_features_in_) = X, X.shape
-            self.gamma_ = (1.0 / X.shape[1] if self.gamma is None else self.gamma) \
-                if self.kernel in ("rbf", "poly") else None
-        if l > n:
-            raise ValueError(f"n_components must be <= the number of training points "
-                             f"n = {n}, got {l}")
-        self.solver_, self.n_iter_, self.residuals_ = self._choose_solver(n), 0, None
-        fit = self._fit_dense if self.solver_ == "dense" else self._fit_iterative
-        theta, V, smallest, self.row_means_ = fit(K)
-        self.grand_mean_ = float(self.row_means_.mean())
-        _solvers.check_spectrum(theta[:l], smallest)
-        self.eigenvalues_ = theta[:l].copy()
-        self.eigenvectors_ = canonical_signs(V[:, :l])
-        self.alpha_ = self.eigenvectors_ / np.sqrt(self.eigenvalues_)
-        return self
-
-    def _fit_dense(self, K):
-        """Explicit float64 centred matrix, LAPACK on the top l (K: our own copy or X)."""
-        if self.kernel == "precomputed":
-            r = K.mean(axis=0)
-        else:
-            K, r = self._kernel(K, np.float64)
-        K -= r[:, None]  # centre in place
-        K -= r[None, :]
-        K += r.mean()
-        self.kernel_dtype_ = np.dtype(np.float64)
-        with _blocks.one_blas_thread():  # a threaded BLAS stalls on a busy machine
-            smallest = _solvers.smallest_eigenvalue(None, dense=K) \
-                if self.kernel == "precomputed" else None
-            return (*_solvers.dense_top(K, self.n_components), smallest, r)
-
-    def _fit_iterative(self, K):
-        """Centring inside the products; float32 K first for kernels computed from X."""
-        rng = np.random.default_rng(self.random_state)
-        if self.kernel == "precomputed":
-            op = _solvers.CentredKernel(K, K.mean(axis=0))
-        else:
-            op = _solvers.CentredKernel(*self._kernel(K, np.float32))
-            if np.isfinite(op.r).all():
-                theta, V = self._iterate(op, rng)
-            if not np.isfinite(op.r).all() or not self._trusted(op, theta):
-                op.K = None  # free the float32 matrix before building the float64 one
-                op = _solvers.CentredKernel(*self._kernel(K, np.float64))
-        if not np.isfinite(op.r).all():
-            raise ValueError("the kernel matrix has entries too large for float64; "
-                             "scale X, gamma or coef0 down")
-        if not op.low:
-            theta, V = self._iterate(op, rng)
-        smallest = _solvers.smallest_eigenvalue(op, rng=rng) \
-            if self.kernel == "precomputed" else None
-        self.kernel_dtype_ = op.K.dtype
-        return theta, V, smallest, op.r
-
-    def _iterate(self, op, rng):
-        """Run the iterative solver; float32 storage is finished with accurate products."""
-        with _blocks.one_blas_thread():  # our own threads split the large products
-            return self._iterate_one_blas(op, rng)
-
-    def _iterate_one_blas(self, op, rng):
-        l, low = self.n_components, op.low
-        tol = ITER_RTOL if self.tol is None else self.tol
-        first_tol = max(tol, SWITCH_RTOL) if low else tol
-        max_iter = 100 if self.max_iter is None else self.max_iter
-        passes, residuals = 0, None
-        if self.solver_ == "lanczos":
-            try:
-                theta, V = _solvers.lanczos_top(op, l, tol=first_tol, max_iter=self.max_iter,
-                                                rng=rng)
-            except ArpackNoConvergence:
-                if not low:
-                    raise
-                V = None  # float32 rounding kept ARPACK from converging: go on below
-        if self.solver_ != "lanczos" or (low and V is None):
-            block = self._block(op.n)
-            theta, V, _, residuals, passes = _solvers.block_krylov_top(
-                op, l, block=block, tol=first_tol, max_iter=max_iter, rng=rng,
-                guess=op.guess(block, rng))
-        if low:
-            V = np.linalg.qr(V - V.mean(axis=0))[0]
-            theta, V, _, residuals, more = _solvers.block_krylov_top(
-                op, l, block=V.shape[1], tol=tol, max_iter=max_iter, rng=rng,
-                start=(V, op.matmat_exact(V)))
-            passes += more + 1
-        self.n_iter_ = passes
-        self.residuals_ = None if residuals is None else residuals[:l] / abs(theta[0])
-        if not low and residuals is not None and self.residuals_.max() > tol:
-            warnings.warn(f"KernelPCA: {self.solver_} stopped after {passes} block products "
-                          f"with relative residual {self.residuals_.max():.1e} > tol = {tol:g}",
-                          RuntimeWarning, stacklevel=4)
-        return theta, V
-
-    def _trusted(self, op, theta):
-        """Is the float32-storage answer good to about 1e-6? (else fit again in float64)"""
-        l = self.n_components
-        return (self.residuals_.max() <= REFINED_RTOL
-                and theta[l - 1] >= FLOAT32_TRUST * op.noise())
-
-    def transform(self, X):
-        """Scores of new points, their kernel values centred with the TRAINING means.
+    # ------------------------------------------------------------------ fitting
+    @_sk.fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Fit the model from the points ``X`` (or a kernel matrix for ``precomputed``).
 
         Parameters
         ----------
-        X : array_like of shape (m, d), or (m, n) kernel values for ``precomputed``
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training points; (n_samples, n_samples) kernel matrix for ``precomputed``.
+        y : None
+            Ignored.
 
         Returns
         -------
-        ndarray of shape (m, l)
+        self : KernelPCA
         """
-        if not hasattr(self, "eigenvalues_"):
-            raise AttributeError("this KernelPCA is not fitted yet: call fit(X) first")
-        n = len(self.row_means_)
-        if self.kernel == "precomputed":
-            K_new = as_float_matrix(X, "K_new", cols=n)
-            return self._scores(K_new)
-        X = as_float_matrix(X, "X", cols=self.n_features_in_)
-        out = np.empty((X.shape[0], self.n_components))
-        _, right_t = _blocks.kernel_factors(self.X_fit_, self.kernel, self.gamma_)
-        left = _blocks.kernel_factors(X - self.offset_, self.kernel, self.gamma_)[0]
+        if self.fit_inverse_transform and self.kernel == "precomputed":
+            raise ValueError("Cannot fit_inverse_transform with a precomputed kernel.")
+        X = _sk.validate_data(self, X, accept_sparse="csr", copy=self.copy_X)
+        self.gamma_ = 1 / X.shape[1] if self.gamma is None else self.gamma
+        n = X.shape[0]
+        l = n if self.n_components is None else min(n, self.n_components)
+        self.solver_ = self._pick_solver(X, l)
+        self.n_iter_, self.residuals_, self._offset = None, None, None
+        if self.solver_ == "krylov":
+            self._fit_krylov(X, l)
+        else:
+            self.eigenvalues_, self.eigenvectors_, self._row_means, self._grand_mean = \
+                _sk.explicit_eigenpairs(self._get_kernel(X), l, self.solver_, tol=self.tol,
+                                    max_iter=self.max_iter, iterated_power=self.iterated_power,
+                                    random_state=self.random_state)
+            self.kernel_dtype_ = self.eigenvectors_.dtype
+        self.eigenvalues_, self.eigenvectors_ = _sk.finish_eigenpairs(
+            self.eigenvalues_, self.eigenvectors_, self.remove_zero_eig or self.n_components is None)
+        if self.fit_inverse_transform:
+            self._fit_inverse_transform(self.eigenvectors_ * np.sqrt(self.eigenvalues_), X)
+        self.X_fit_ = X
+        return self
 
-        def work(chunk, scratch):
-            a, b = chunk
-            block = _blocks.kernel_block(left[a:b], right_t, self.kernel, self.degree,
-                                         self.coef0, work=scratch)
-            out[a:b] = self._scores(block)
+    def _fit_krylov(self, X, l):
+        """The kit's solver: kernel matrix once (float32 when safe), centring in the products."""
+        rs = self.random_state
+        seed = rs if isinstance(rs, numbers.Integral) else \
+            _sk.check_random_state(rs).randint(np.iinfo(np.int32).max)
+        if self._fast_kernel(X):
+            kernel, params = self.kernel, (self.gamma_, self.degree, self.coef0)
+            self._offset = _krylov_fit.rbf_offset(X, kernel)
+            data = np.asarray(X, dtype=np.float64) - self._offset
+        else:  # precomputed, or a kernel scikit-learn computes: symmetric K in float64
+            kernel, params = "precomputed", (None, None, None)
+            K = X if self.kernel == "precomputed" else self._get_kernel(X)
+            data = _solvers.check_symmetric(np.asarray(K, dtype=np.float64))
+        fitter = KrylovFit(kernel, *params, l, tol=self.tol, max_iter=self.max_iter,
+                           rng=np.random.default_rng(seed))
+        result = fitter.run(data)
+        dtype = X.dtype if X.dtype in (np.float32, np.float64) else np.float64
+        self.eigenvalues_ = result.eigenvalues.astype(dtype)
+        self.eigenvectors_ = result.eigenvectors.astype(dtype)
+        self._row_means, self._grand_mean = result.row_means, float(result.row_means.mean())
+        self.kernel_dtype_, self.n_iter_ = result.kernel_dtype, result.n_iter
+        self.residuals_ = result.residuals
 
-        ranges = _blocks.chunks(X.shape[0], n)
-        _blocks.parallel(work, ranges, scratch=(max(b - a for a, b in ranges), n))
-        return out
+    def _fit_inverse_transform(self, X_transformed, X):
+        self.dual_coef_ = _sk.inverse_map(self._get_kernel, X_transformed, X, self.alpha)
+        self.X_transformed_fit_ = X_transformed
 
-    def _scores(self, K_new):
-        """(K_new - 1 r^T - k_bar 1^T + g) alpha without forming the centred block."""
-        alpha = self.alpha_
-        k_bar = K_new.mean(axis=1)
-        ones_alpha = alpha.sum(axis=0)
-        return (K_new @ alpha - (self.row_means_ @ alpha)[None, :]
-                - np.outer(k_bar, ones_alpha) + self.grand_mean_ * ones_alpha[None, :])
+    def fit_transform(self, X, y=None, **params):
+        """Fit, then return the training scores ``eigenvectors_ * sqrt(eigenvalues_)``.
 
-    def fit_transform(self, X):
-        """Fit, then return the training scores ``eigenvectors_ * sqrt(eigenvalues_)`` (n, l)."""
-        return self.fit(X).eigenvectors_ * np.sqrt(self.eigenvalues_)
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            As for :meth:`fit`.
+        y : None
+            Ignored.
+        **params : dict
+            Passed to :meth:`fit`.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+        """
+        self.fit(X, **params)
+        return self.eigenvectors_ * np.sqrt(self.eigenvalues_)
+
+    # ------------------------------------------------------------------ using the fit
+    def _alphas(self):
+        """eigenvectors_ / sqrt(eigenvalues_), zero for zero eigenvalues."""
+        non_zeros = np.flatnonzero(self.eigenvalues_)
+        alphas = np.zeros_like(self.eigenvectors_)
+        alphas[:, non_zeros] = (self.eigenvectors_[:, non_zeros]
+                                / np.sqrt(self.eigenvalues_[non_zeros]))
+        return alphas
+
+    def transform(self, X):
+        """Scores of new points, kernel values centred with the TRAINING means.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_queries, n_features)
+            New points; (n_queries, n_samples) kernel values for ``precomputed``.
+
+        Returns
+        -------
+        ndarray of shape (n_queries, n_components)
+        """
+        _sk.check_is_fitted(self)
+        X = _sk.validate_data(self, X, accept_sparse="csr", reset=False)
+        alphas = self._alphas()
+        column_sums = alphas.sum(axis=0)
+        shift = self._grand_mean * column_sums - self._row_means @ alphas
+
+        def score(K_new):  # (K_new - 1 r^T - k_bar 1^T + g) alphas, no centred block
+            out = K_new @ alphas
+            out += shift
+            out -= np.outer(K_new.mean(axis=1), column_sums)
+            return out
+
+        if not self._fast_kernel(X) or not self._fast_kernel(self.X_fit_):
+            return score(self._get_kernel(X, self.X_fit_))
+        offset = _krylov_fit.rbf_offset(self.X_fit_, self.kernel) if self._offset is None \
+            else self._offset
+        dtype = np.result_type(X.dtype, self.eigenvectors_.dtype)
+        parts = _krylov_fit.kernel_scores(
+            np.asarray(X, dtype=np.float64) - offset,
+            np.asarray(self.X_fit_, dtype=np.float64) - offset,
+            self.kernel, self.gamma_, self.degree, self.coef0, score)
+        if not parts:
+            return np.zeros((0, alphas.shape[1]), dtype=dtype)
+        return np.vstack(parts).astype(dtype, copy=False)
+
+    def inverse_transform(self, X):
+        """Pre-images of scores ``X`` by the learned kernel ridge map.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_components)
+            Scores.
+
+        Returns
+        -------
+        ndarray of shape (n_queries, n_features)
+        """
+        if not self.fit_inverse_transform:
+            raise _sk.NotFittedError("The fit_inverse_transform parameter was not set to True "
+                                 "when instantiating and hence the inverse transform is "
+                                 "not available.")
+        return np.dot(self._get_kernel(X, self.X_transformed_fit_), self.dual_coef_)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # scikit-learn's KernelCenterer refuses a sparse precomputed kernel matrix
+        tags.input_tags.sparse = self.kernel != "precomputed"
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        return tags
+
+    @property
+    def _n_features_out(self):
+        """Number of output features (for ``get_feature_names_out``)."""
+        return self.eigenvalues_.shape[0]

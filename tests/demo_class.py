@@ -72,13 +72,14 @@ ROSTER = {
     "hana_lift_order": {"ps1_circle_lift": "lift_column_order"},
     "ivo_floats": {"ps1_circle_lift": "float_not_exact", "ps2_feature_maps": "floats_for_exact",
                    "ps3_mercer": "floats_not_exact", "ps4_centering": "float_answers",
-                   "ps5_kernel_pca": "float_answers"},
-    "jun_loops": {"ps1_circle_lift": "loops", "ps2_feature_maps": "loops",
+                   "ps5_kernel_pca": "float_answers", "ps6_kernel_regression": "float_answers"},
+    "jun_loops": {"ps0_high_dimensions": "loops", "ps1_circle_lift": "loops", "ps2_feature_maps": "loops",
                   "ps3_mercer": "loops_eig_minors", "ps4_centering": "loops",
-                  "ps5_kernel_pca": "loops"},
+                  "ps5_kernel_pca": "loops", "ps6_kernel_regression": "loops"},
     "kim_rewrites": {"ps1_circle_lift": "eig_instead_of_svd", "ps2_feature_maps": "other_order",
                      "ps3_mercer": "sympy_psd_uniform_search", "ps4_centering": "other_forms",
-                     "ps5_kernel_pca": "eig_flipped_signs"},
+                     "ps5_kernel_pca": "eig_flipped_signs",
+                     "ps6_kernel_regression": "other_routes"},
     "lea_partial": {"ps1_circle_lift": "solution", "ps2_feature_maps": "solution"},
     "max_loops_forever": {"ps2_feature_maps": "never_terminates"},
     "nia_float32": {"ps1_circle_lift": "float32", "ps2_feature_maps": "float32",
@@ -89,16 +90,20 @@ ROSTER = {
     "qin_pastes_lecture": dict.fromkeys(PER_STUDENT, pastes_lecture),
     "ray_pastes_classmate": dict.fromkeys(PER_STUDENT, pastes_classmate),
     "sam_typed_classmate_id": {"ps1_circle_lift": types_classmate_id},
+    "tia_gamma_argument": {"ps0_high_dimensions": "gamma_argument"},
+    "tom_one_at_a_time": {"ps6_kernel_regression": "sequential_update"},
+    "uma_ridge_no_lambda": {"ps6_kernel_regression": "ridge_without_lambda"},
+    "vic_core_not_shell": {"ps0_high_dimensions": "core_not_shell"},
 }
 
 NONE = dict.fromkeys(ASSIGNMENTS)
 
 #: Auto-graded points each demo student must get, per problem set, worked out from what
 #: each handed in (``tests/submissions/<ps>.py`` says which test cells each mistake loses
-#: and why). Maxima: ps1 23, ps2 29, ps3 30, ps4 29, ps5 32. None: not handed in.
+#: and why). Maxima: ps0 28, ps1 23, ps2 29, ps3 30, ps4 29, ps5 32, ps6 29. None: not handed in.
 EXPECTED = {
-    "ada_reference": {"ps1_circle_lift": 23, "ps2_feature_maps": 29, "ps3_mercer": 30,
-                      "ps4_centering": 29, "ps5_kernel_pca": 32},
+    "ada_reference": {"ps0_high_dimensions": 28, "ps1_circle_lift": 23, "ps2_feature_maps": 29, "ps3_mercer": 30,
+                      "ps4_centering": 29, "ps5_kernel_pca": 32, "ps6_kernel_regression": 29},
     "ben_blank": dict.fromkeys(ASSIGNMENTS, 0),
     # ps4: centre_new loses its 5 points; ps5: kpca_transform keeps only its error group
     "cleo_own_mean": {**NONE, "ps4_centering": 24, "ps5_kernel_pca": 28.67},
@@ -112,26 +117,36 @@ EXPECTED = {
     # lift 3 + lift of (4, 2) 2 + phi.u 1
     "hana_lift_order": {**NONE, "ps1_circle_lift": 17},
     # every exact-answer cell with a float earns nothing
-    "ivo_floats": {"ps1_circle_lift": 18, "ps2_feature_maps": 20, "ps3_mercer": 24,
-                   "ps4_centering": 23, "ps5_kernel_pca": 29},
-    "jun_loops": {"ps1_circle_lift": 23, "ps2_feature_maps": 29, "ps3_mercer": 30,
-                  "ps4_centering": 29, "ps5_kernel_pca": 32},
-    "kim_rewrites": {"ps1_circle_lift": 23, "ps2_feature_maps": 29, "ps3_mercer": 30,
-                     "ps4_centering": 29, "ps5_kernel_pca": 32},
+    "ivo_floats": {"ps0_high_dimensions": None, "ps1_circle_lift": 18, "ps2_feature_maps": 20, "ps3_mercer": 24,
+                   "ps4_centering": 23, "ps5_kernel_pca": 29, "ps6_kernel_regression": 24},
+    "jun_loops": {"ps0_high_dimensions": 28, "ps1_circle_lift": 23, "ps2_feature_maps": 29, "ps3_mercer": 30,
+                  "ps4_centering": 29, "ps5_kernel_pca": 32, "ps6_kernel_regression": 29},
+    "kim_rewrites": {"ps0_high_dimensions": None, "ps1_circle_lift": 23, "ps2_feature_maps": 29, "ps3_mercer": 30,
+                     "ps4_centering": 29, "ps5_kernel_pca": 32, "ps6_kernel_regression": 29},
     "lea_partial": {**NONE, "ps1_circle_lift": 23, "ps2_feature_maps": 29},
     # only the gamma_for_similarity test cell times out
     "max_loops_forever": {**NONE, "ps2_feature_maps": 27},
-    "nia_float32": {"ps1_circle_lift": 23, "ps2_feature_maps": 29, "ps3_mercer": None,
+    "nia_float32": {**NONE, "ps1_circle_lift": 23, "ps2_feature_maps": 29,
                     "ps4_centering": 29, "ps5_kernel_pca": 32},
     # a visible check on a singular matrix fails: the exact PSD cell's 5 points
     "oli_leading_minors": {**NONE, "ps3_mercer": 25},
     # the corrupt file and the wrong notebook cannot be graded: 0, with a line in the summary
     "pat_odd_files": {**NONE, "ps2_feature_maps": 29, "ps3_mercer": 0, "ps4_centering": 0},
-    # exact items lost, everything else earned: ps1 7 of 23, ps2 9 of 29, ps3 11 of 30,
-    # ps4 13 of 29, ps5 13 of 32
-    "qin_pastes_lecture": {"ps1_circle_lift": 16, "ps2_feature_maps": 20, "ps3_mercer": 19,
-                           "ps4_centering": 16, "ps5_kernel_pca": 19},
-    "ray_pastes_classmate": {"ps1_circle_lift": 16, "ps2_feature_maps": 20, "ps3_mercer": 19,
-                             "ps4_centering": 16, "ps5_kernel_pca": 19},
+    # exact items lost, everything else earned: ps0 8 of 28, ps1 7 of 23, ps2 9 of 29, ps3 11 of 30,
+    # ps4 13 of 29, ps5 13 of 32, ps6 8 of 29
+    "qin_pastes_lecture": {"ps0_high_dimensions": 20, "ps1_circle_lift": 16, "ps2_feature_maps": 20, "ps3_mercer": 19,
+                           "ps4_centering": 16, "ps5_kernel_pca": 19,
+                           "ps6_kernel_regression": 21},
+    "ray_pastes_classmate": {"ps0_high_dimensions": 20, "ps1_circle_lift": 16, "ps2_feature_maps": 20, "ps3_mercer": 19,
+                             "ps4_centering": 16, "ps5_kernel_pca": 19,
+                             "ps6_kernel_regression": 21},
     "sam_typed_classmate_id": {**NONE, "ps1_circle_lift": 16},
+    # ball_cube_ratio keeps its ValueError group (0.8 of 4), the exact ratio loses 2
+    "tia_gamma_argument": {**NONE, "ps0_high_dimensions": 22.8},
+    # gd_dual_fit loses 4 of its 6 case groups (2.67 points), the two steps by hand 2
+    "tom_one_at_a_time": {**NONE, "ps6_kernel_regression": 24.33},
+    # kernel_ridge's visible check with lambda = 1 fails (3), the ridge answer by hand 2
+    "uma_ridge_no_lambda": {**NONE, "ps6_kernel_regression": 24},
+    # shell_fraction's visible 2-D check fails (3), the exact shell loses 2
+    "vic_core_not_shell": {**NONE, "ps0_high_dimensions": 23},
 }

@@ -7,8 +7,9 @@ case carries its arguments and how to compare (tolerances, an expected
 ``ValueError``). Groups are built fresh on every call of :func:`groups`, so
 nothing a notebook does to a previous result can leak into the next grading.
 
-The builders live in :mod:`.cases_circle` (ps1), :mod:`.cases_features` (ps2),
-:mod:`.cases_mercer` (ps3) and :mod:`.cases_kpca` (ps4, ps5); this module holds
+The builders live in :mod:`.cases_dimensions` (ps0), :mod:`.cases_circle` (ps1),
+:mod:`.cases_features` (ps2), :mod:`.cases_mercer` (ps3), :mod:`.cases_kpca` (ps4, ps5)
+and :mod:`.cases_regression` (ps6); this module holds
 the types, the shared input makers and the registry.
 """
 
@@ -26,6 +27,11 @@ __all__ = ["PARAMS", "Case", "Group", "groups", "names", "salted"]  # plus the i
 
 #: every contract function and its parameter names, in signature order
 PARAMS: dict[str, tuple[str, ...]] = {
+    "ball_cube_ratio": ("m",),
+    "shell_fraction": ("m", "eps"),
+    "inside_fraction": ("X",),
+    "angles_deg": ("U", "v"),
+    "cap_fraction": ("m", "angle"),
     "variance_shares": ("X",),
     "components_needed": ("shares", "threshold"),
     "lift": ("X",),
@@ -56,6 +62,13 @@ PARAMS: dict[str, tuple[str, ...]] = {
     "explained_ratio": ("mu",),
     "feature_variances": ("mu", "n", "ddof"),
     "reconstruction_error": ("Kc", "l"),
+    "cubic_kernel": ("X", "Z"),
+    "cubic_features": ("X",),
+    "gd_dual_fit": ("K", "y", "alpha", "steps"),
+    "gd_primal_fit": ("Phi", "y", "alpha", "steps"),
+    "kernel_predict": ("K_new", "beta"),
+    "max_step_size": ("K",),
+    "kernel_ridge": ("K", "y", "lam"),
 }
 
 
@@ -176,10 +189,17 @@ def on_circle(r: np.random.Generator, a, b, radius, n: int) -> np.ndarray:
 
 
 def _registry() -> dict:
-    from kpca_ref.grading import cases_circle, cases_features, cases_kpca, cases_mercer
+    from kpca_ref.grading import (
+        cases_circle,
+        cases_dimensions,
+        cases_features,
+        cases_kpca,
+        cases_mercer,
+        cases_regression,
+    )
 
-    table = {**cases_circle.BUILDERS, **cases_features.BUILDERS, **cases_mercer.BUILDERS,
-             **cases_kpca.BUILDERS}
+    table = {**cases_dimensions.BUILDERS, **cases_circle.BUILDERS, **cases_features.BUILDERS,
+             **cases_mercer.BUILDERS, **cases_kpca.BUILDERS, **cases_regression.BUILDERS}
     missing = set(PARAMS) - set(table)
     if missing:  # pragma: no cover - guards the two builder modules
         raise RuntimeError(f"no hidden cases for {sorted(missing)}")
@@ -187,7 +207,7 @@ def _registry() -> dict:
 
 
 def names() -> list[str]:
-    """The 30 contract function names, in problem-set order."""
+    """The contract function names, in problem-set order."""
     return list(PARAMS)
 
 

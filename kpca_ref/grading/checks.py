@@ -2,8 +2,8 @@
 
 :func:`check` picks the comparison from the reference's result (sympy -> exact
 equality, bool, int, tuple or array of floats) unless the function needs its own
-rule: ``poly_feature_map`` (coordinate order is free: compare the Gram matrix of
-the mapped points), ``kpca_fit`` (each coefficient vector's sign is free; a
+rule: ``poly_feature_map`` and ``cubic_features`` (coordinate order is free: compare
+the Gram matrix of the mapped points), ``kpca_fit`` (each coefficient vector's sign is free; a
 repeated eigenvalue only fixes a subspace) and ``find_counterexample`` (any
 valid counterexample passes). Messages never contain expected values.
 """
@@ -100,6 +100,15 @@ def _check_poly_map(results, expected, case) -> Verdict:
                           "values (x @ y + c)**p")
 
 
+def _check_cubic_features(result, expected, case) -> Verdict:
+    want = np.array(expected, dtype=np.float64)
+    got = as_float_array(result, want.shape)
+    if allclose(got @ got.T, want @ want.T, rtol=case.rtol):
+        return PASS
+    return Verdict(False, "dot products of your feature rows do not reproduce the kernel "
+                          "1 + <x, z> + <x, z>^2 + <x, z>^3")
+
+
 def _clusters(mu: list[float]) -> list[list[int]]:
     """Runs of (relatively) equal eigenvalues, as lists of column indices."""
     top = max([abs(m) for m in mu] + [0.0])
@@ -182,6 +191,7 @@ def _check_counterexample(result, expected, case) -> Verdict:
 _SPECIAL = {
     "kpca_fit": _check_kpca_fit,
     "find_counterexample": _check_counterexample,
+    "cubic_features": _check_cubic_features,
 }
 
 

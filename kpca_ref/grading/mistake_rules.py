@@ -19,6 +19,7 @@ import numpy as np
 import sympy as sp
 
 from kpca_ref.grading.compare import allclose, allclose_up_to_sign, as_bool, as_int
+from kpca_ref.grading.mistake_rules_regression import RULES as _REGRESSION
 
 __all__ = ["RULES"]
 
@@ -234,5 +235,12 @@ def _kernel_rules():
     }
 
 
+def _all_rules():
+    from kpca_ref.grading import cases_dimensions
+
+    return {**cases_dimensions.rules(_first), **_kernel_rules()}
+
+
 #: contract name -> rule(args, actual) -> diagnosis code or None
-RULES = _kernel_rules()
+RULES = _all_rules()
+RULES.update(_REGRESSION)  # ps6

@@ -27,6 +27,12 @@ class Mistake(NamedTuple):
     message: str
 
 
+def _dimension_messages() -> dict[str, str]:
+    from kpca_ref.grading.cases_dimensions import MESSAGES
+
+    return MESSAGES
+
+
 #: diagnosis code -> one-line student-facing message (no expected values)
 MISTAKES: dict[str, str] = {
     "not_centred": "your result matches the uncentred data: remove the mean first (for a "
@@ -83,7 +89,23 @@ MISTAKES: dict[str, str] = {
     "psd_without_symmetry": "a positive semidefinite kernel matrix must also be symmetric: "
     "check symmetry first",
     "mean_divisor": "your value is off by a factor of n: average over all n*n entries",
+    "sequential_update": "your coefficients are updated one at a time, each with the "
+    "newest values: a gradient step takes every residual from the same old beta",
+    "off_by_one_step": "your result is one update too many or too few: start from zero and "
+    "apply exactly `steps` updates",
+    "update_sign": "your update moves against the residual: add alpha times (y - K beta)",
+    "kernel_without_constant": "your kernel misses the constant term: "
+    "k(x, z) = 1 + <x, z> + <x, z>^2 + <x, z>^3",
+    "bound_not_doubled": "your bound is 1 / lambda_max: gradient descent converges for step "
+    "sizes up to 2 / lambda_max",
+    "bound_from_trace": "your bound uses the sum of the eigenvalues (the trace): the bound is "
+    "set by the largest eigenvalue alone",
+    "ridge_without_lambda": "your coefficients ignore lambda: ridge solves (K + lambda I) "
+    "beta = y",
+    "ridge_all_entries": "you added lambda to every entry of K: ridge adds it to the diagonal "
+    "only",
 }
+MISTAKES.update(_dimension_messages())
 
 
 def _has_sympy(value) -> bool:

@@ -56,11 +56,13 @@ COURSE_ID = "kernel_pca"
 
 #: problem set -> the module of this package that holds its families
 PROBLEM_SETS = {
+    "ps0_high_dimensions": "ps0",
     "ps1_circle_lift": "ps1",
     "ps2_feature_maps": "ps2",
     "ps3_mercer": "ps3",
     "ps4_centering": "ps4",
     "ps5_kernel_pca": "ps5",
+    "ps6_kernel_regression": "ps6",
 }
 
 _RATIONAL = re.compile(r"^-?\d+/\d+$")

@@ -51,7 +51,8 @@ class JupyterServer:
     app : {"server", "lab"}
         ``lab`` also serves JupyterLab's pages; ``server`` starts faster.
     env : dict, optional
-        Extra environment variables (for example ``KPCA_EXCHANGE``).
+        Extra environment variables (for example ``KPCA_EXCHANGE``); a variable given as
+        ``None`` is removed from the server's environment (and so from its kernels').
     """
 
     def __init__(self, root: Path, workdir: Path, app: str = "server", env: dict | None = None):
@@ -80,6 +81,7 @@ class JupyterServer:
             "JUPYTER_NO_CONFIG": "",
             **self.extra_env,
         }
+        env = {k: v for k, v in env.items() if v is not None}
         module = "jupyterlab" if self.app == "lab" else "jupyter_server"
         argv = [
             sys.executable, "-m", module, "--no-browser",

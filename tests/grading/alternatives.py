@@ -14,6 +14,8 @@ import math
 import numpy as np
 import sympy as sp
 
+from tests.grading import dimensions_alternatives as _ps0
+
 
 def variance_shares(X):
     cov = np.cov(np.asarray(X, dtype=float).T)  # ddof=1: the shares do not care
@@ -267,6 +269,75 @@ def reconstruction_error(Kc, l):
     return float(np.sum(w[l:]))
 
 
+def cubic_kernel(X, Z):
+    # the explicit map's dot products, summed degree by degree with loops over points
+    X, Z = np.asarray(X, dtype=float), np.asarray(Z, dtype=float)
+    if X.shape[1] != Z.shape[1]:
+        raise ValueError("X and Z need the same number of columns")
+    out = np.empty((len(X), len(Z)))
+    for i, x in enumerate(X):
+        for j, z in enumerate(Z):
+            s = float(x @ z)
+            out[i, j] = sum(s**k for k in range(4))
+    return out
+
+
+def cubic_features(X):
+    # another coordinate order: degree 3, then 2, then 1, then the constant
+    rows = []
+    for x in np.asarray(X, dtype=float).tolist():
+        three = [a * b * c for a, b, c in itertools.product(x, repeat=3)]
+        two = [a * b for a, b in itertools.product(x, repeat=2)]
+        rows.append(three + two + x + [1.0])
+    return rows
+
+
+def gd_dual_fit(K, y, alpha, steps):
+    K, y = np.asarray(K, dtype=float), np.asarray(y, dtype=float)
+    if K.ndim != 2 or K.shape != (len(y), len(y)):
+        raise ValueError("K must be square with one row per target")
+    if alpha <= 0 or steps < 0:
+        raise ValueError("alpha must be positive and steps >= 0")
+    beta = [0.0] * len(y)
+    for _ in range(steps):
+        residual = [y[i] - sum(beta[j] * K[i, j] for j in range(len(y))) for i in range(len(y))]
+        beta = [b + alpha * r for b, r in zip(beta, residual)]
+    return tuple(beta)
+
+
+def gd_primal_fit(Phi, y, alpha, steps):
+    Phi, y = np.asarray(Phi, dtype=float), np.asarray(y, dtype=float)
+    if Phi.ndim != 2 or len(y) != Phi.shape[0] or alpha <= 0 or steps < 0:
+        raise ValueError("bad input")
+    # the dual route, mapped back: theta = Phi^T beta
+    return Phi.T @ np.asarray(gd_dual_fit(Phi @ Phi.T, y, alpha, steps))
+
+
+def kernel_predict(K_new, beta):
+    K_new = np.asarray(K_new, dtype=float)
+    if K_new.ndim != 2 or K_new.shape[1] != len(beta):
+        raise ValueError("K_new needs one column per coefficient")
+    return [sum(k * b for k, b in zip(row, beta)) for row in K_new.tolist()]
+
+
+def max_step_size(K):
+    K = np.asarray(K, dtype=float)
+    if not np.allclose(K, K.T, rtol=0, atol=1e-10 * max(1.0, np.abs(K).max())):
+        raise ValueError("K must be symmetric")
+    w = np.linalg.eig(K)[0].real
+    if w.min() < -1e-8 * w.max():
+        raise ValueError("K is not positive semidefinite")
+    return np.float64(2 / w.max())
+
+
+def kernel_ridge(K, y, lam):
+    K, y = np.asarray(K, dtype=float), np.asarray(y, dtype=float)
+    if K.ndim != 2 or K.shape != (len(y), len(y)) or lam < 0:
+        raise ValueError("bad input")
+    w, V = np.linalg.eigh(K)                      # (K + lam I)^-1 by the spectrum
+    return V @ ((V.T @ y) / (w + lam))
+
+
 NAMES = [
     "variance_shares", "components_needed", "lift", "circle_normal", "recover_circle",
     "count_distinct_products", "count_monomials", "quadratic_map", "poly_feature_map",
@@ -274,8 +345,10 @@ NAMES = [
     "gram", "is_symmetric", "is_psd", "is_psd_exact", "find_counterexample", "centring_matrix",
     "centre_kernel", "centre_new", "feature_mean_sq_norm", "distances_to_mean", "kpca_fit",
     "kpca_scores", "kpca_transform", "explained_ratio", "feature_variances",
-    "reconstruction_error",
+    "reconstruction_error", "cubic_kernel", "cubic_features", "gd_dual_fit", "gd_primal_fit",
+    "kernel_predict", "max_step_size", "kernel_ridge",
 ]
 
 #: contract name -> alternative implementation
 ALTERNATIVES = {name: globals()[name] for name in NAMES}
+ALTERNATIVES.update(_ps0.ALTERNATIVES)

@@ -23,6 +23,8 @@ import math
 import numpy as np
 import sympy as sp
 
+from tests.grading import dimensions_alternatives as _ps0
+
 F32 = np.float32
 
 #: relative cut-off of the float32 versions: a few hundred float32 round-offs
@@ -262,6 +264,74 @@ def reconstruction_error(Kc, l):
     return np.trace(_f32(Kc), dtype=F32) - w[:l].sum(dtype=F32)
 
 
+# ------------------------------------------------------------------------------ ps6
+def cubic_kernel(X, Z):
+    X, Z = _f32(X), _f32(Z)
+    if X.shape[1] != Z.shape[1]:
+        raise ValueError("X and Z need the same number of columns")
+    S = X @ Z.T
+    return F32(1) + S + S * S + S * S * S
+
+
+def cubic_features(X):
+    X = _f32(X)
+    n, d = X.shape
+    two = (X[:, :, None] * X[:, None, :]).reshape(n, d * d)
+    three = (two[:, :, None] * X[:, None, :]).reshape(n, d**3)
+    return np.hstack([np.ones((n, 1), dtype=F32), X, two, three])
+
+
+def _rate_steps(alpha, steps):
+    if alpha <= 0 or steps < 0:
+        raise ValueError("alpha must be positive and steps >= 0")
+
+
+def gd_dual_fit(K, y, alpha, steps):
+    K, y = _f32(K), _f32(y)
+    if K.shape != (len(y), len(y)):
+        raise ValueError("K must be square with one row per target")
+    _rate_steps(alpha, steps)
+    beta = np.zeros(len(y), dtype=F32)
+    for _ in range(steps):
+        beta = beta + F32(alpha) * (y - K @ beta)
+    return beta
+
+
+def gd_primal_fit(Phi, y, alpha, steps):
+    Phi, y = _f32(Phi), _f32(y)
+    if len(y) != len(Phi):
+        raise ValueError("y needs one entry per row of Phi")
+    _rate_steps(alpha, steps)
+    theta = np.zeros(Phi.shape[1], dtype=F32)
+    for _ in range(steps):
+        theta = theta + F32(alpha) * (Phi.T @ (y - Phi @ theta))
+    return theta
+
+
+def kernel_predict(K_new, beta):
+    K_new, beta = _f32(K_new), _f32(beta)
+    if K_new.ndim != 2 or K_new.shape[1] != len(beta):
+        raise ValueError("K_new needs one column per coefficient")
+    return K_new @ beta
+
+
+def max_step_size(K):
+    K = _f32(K)
+    if np.abs(K - K.T).max() > CUT32 * max(1.0, float(np.abs(K).max())):
+        raise ValueError("K must be symmetric")
+    w = np.linalg.eigvalsh(K)
+    if w[0] < -CUT32 * w[-1]:
+        raise ValueError("K is not positive semidefinite")
+    return F32(2) / w[-1]
+
+
+def kernel_ridge(K, y, lam):
+    K, y = _f32(K), _f32(y)
+    if K.shape != (len(y), len(y)) or lam < 0:
+        raise ValueError("bad input")
+    return np.linalg.solve(K + F32(lam) * np.eye(len(y), dtype=F32), y)
+
+
 #: contract name -> float32 implementation
 FLOAT32 = {
     name: globals()[name]
@@ -271,6 +341,9 @@ FLOAT32 = {
         "gamma_for_similarity", "gram", "find_counterexample", "centring_matrix",
         "centre_kernel", "centre_new", "feature_mean_sq_norm", "distances_to_mean", "kpca_fit",
         "kpca_scores", "kpca_transform", "explained_ratio", "feature_variances",
-        "reconstruction_error",
+        "reconstruction_error", "cubic_kernel", "cubic_features", "gd_dual_fit",
+        "gd_primal_fit", "kernel_predict", "max_step_size", "kernel_ridge",
     )
 }
+FLOAT32.update(_ps0.FLOAT32)
+

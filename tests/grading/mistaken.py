@@ -13,6 +13,7 @@ import numpy as np
 import sympy as sp
 
 from tests.grading import alternatives as alt
+from tests.grading import dimensions_alternatives as _ps0
 
 
 def _f(x):
@@ -150,6 +151,27 @@ def _error_smallest(Kc, l):
 
 
 #: (contract name, diagnosis code, implementation making that mistake)
+def _dual_sequential(K, y, alpha, steps):
+    K, y = _f(K), _f(y)
+    if K.shape != (len(y), len(y)) or alpha <= 0 or steps < 0:
+        raise ValueError("bad input")
+    beta = np.zeros(len(y))
+    for _ in range(steps):
+        for i in range(len(y)):
+            beta[i] += alpha * (y[i] - K[i] @ beta)
+    return beta
+
+
+def _primal_minus(Phi, y, alpha, steps):
+    Phi, y = _f(Phi), _f(y)
+    if len(y) != len(Phi) or alpha <= 0 or steps < 0:
+        raise ValueError("bad input")
+    theta = np.zeros(Phi.shape[1])
+    for _ in range(steps):
+        theta = theta - alpha * (Phi.T @ (y - Phi @ theta))
+    return theta
+
+
 MISTAKEN = [
     ("variance_shares", "not_centred", lambda X: _shares(X, centre=False)),
     ("variance_shares", "ascending_order", lambda X: _shares(X, ascending=True)),
@@ -191,6 +213,16 @@ MISTAKEN = [
     ("explained_ratio", "squared_eigenvalues", lambda mu: _f(mu) ** 2 / (_f(mu) ** 2).sum()),
     ("feature_variances", "variance_divisor", _variances_swapped),
     ("reconstruction_error", "ascending_order", _error_smallest),
+    ("gd_dual_fit", "sequential_update", _dual_sequential),
+    ("gd_dual_fit", "off_by_one_step", lambda K, y, alpha, steps: alt.gd_dual_fit(
+        K, y, alpha, steps + 1)),
+    ("gd_primal_fit", "update_sign", _primal_minus),
+    ("cubic_kernel", "kernel_without_constant", lambda X, Z: alt.cubic_kernel(X, Z) - 1.0),
+    ("max_step_size", "bound_not_doubled", lambda K: alt.max_step_size(K) / 2),
+    ("max_step_size", "bound_from_trace", lambda K: 2.0 / np.trace(_f(K))),
+    ("kernel_ridge", "ridge_without_lambda", lambda K, y, lam: np.linalg.solve(_f(K), _f(y))),
+    ("kernel_ridge", "ridge_all_entries", lambda K, y, lam: alt.kernel_ridge(_f(K) + lam, y, 0)),
+    *_ps0.MISTAKEN,
 ]
 
 #: contract name -> an implementation that is wrong somewhere (must lose points)
@@ -207,4 +239,6 @@ WRONG.update({
     "find_counterexample": lambda k, d, max_points=6, seed=0: None,
     "centring_matrix": lambda n: np.eye(n) - 1.0 / (n - 1 if n > 1 else 1),
     "kpca_scores": lambda Kc, alpha: _f(alpha) * 2.0,
+    "cubic_features": lambda X: np.hstack([np.ones((len(X), 1)), _f(X), _f(X) ** 2]),
+    "kernel_predict": lambda K_new, beta: _f(K_new).sum(axis=1),  # beta forgotten
 })
