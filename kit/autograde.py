@@ -1,7 +1,7 @@
 """Step 4 of the pipeline: grade ``submitted/`` into ``autograded/`` and the gradebook.
 
 ``python -m kit.autograde [ps ...] [--workers N] [--feedback]`` grades every submission of
-the named problem sets (all of them by default) with one grading process per core, each taking
+the named problem sets (all of them by default) with one grading process more than cores, each taking
 the next submission from a shared queue, all writing to the one sqlite gradebook; with
 ``--feedback`` each process also writes the feedback page of what it graded. A submission that
 cannot be graded (missing, corrupt, the wrong problem set, a kernel that died) gets a clear
@@ -252,7 +252,7 @@ def _names(jobs) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m kit.autograde", description=__doc__.splitlines()[0])
     parser.add_argument("assignments", nargs="*", default=list(ASSIGNMENTS))
-    parser.add_argument("--workers", type=int, default=None, help="grading processes (default: cores)")
+    parser.add_argument("--workers", type=int, default=None, help="grading processes (default: cores + 1)")
     parser.add_argument("--feedback", action="store_true",
                         help="also write feedback/<student>/<ps>/<ps>.html for each graded submission")
     parser.add_argument("--course", type=Path, default=REPO_ROOT,
