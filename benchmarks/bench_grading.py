@@ -1,6 +1,6 @@
 """Grading throughput: stock serial ``nbgrader autograde`` against the kit's parallel grading.
 
-A class of STUDENTS students hands in all five problem sets (the instructor's answers, as
+A class of STUDENTS students hands in every problem set (the instructor's answers, as
 a student would submit them). Both runs grade the same submissions in the same temporary
 course, in the same run of this script:
 

@@ -23,7 +23,7 @@ import json
 
 import kpca_probe
 
-#: Defaults, in bytes (characters of text). The largest honest outputs of the five problem
+#: Defaults, in bytes (characters of text). The largest honest outputs of the problem
 #: sets: see the README's threat model section.
 CELL_BYTES = 2 << 20
 NOTEBOOK_BYTES = 8 << 20

@@ -15,7 +15,7 @@ MAX_DEPTH = 40
 
 #: Size limits checked before anything is built (an exact answer can be made to cost hours
 #: in the judge: a huge expression, ``10**(10**8)``, a gigantic matrix). Honest answers of
-#: the five problem sets have at most 21 nodes and 6-digit integers.
+#: ps1-ps5 have at most 21 nodes and 6-digit integers (ps0's exact ratios: 15-digit denominators).
 MAX_NODES = 20_000  # sympy nodes (matrix entries included) in one decoded value
 MAX_DIGITS = 1_000  # decimal digits of one integer, numerator or denominator
 MAX_MAGNITUDE = 20_000  # estimated decimal digits of what a numeric part evaluates to

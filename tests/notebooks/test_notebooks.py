@@ -1,4 +1,4 @@
-"""The five problem sets: hygiene, execution, release freshness and auto-grading.
+"""The problem sets: hygiene, execution, release freshness and auto-grading.
 
 Grading runs through the kit's grading (nbgrader's own API) in temporary copies of the
 course: the reference solution must earn every auto-graded point, the blank release none,
