@@ -45,7 +45,7 @@ lint: venv
 	$(BIN)/ruff check .
 
 test: venv lint
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m tests.run_groups
 
 release: venv
 	$(BIN)/python -m kit.release
