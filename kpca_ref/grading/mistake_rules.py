@@ -19,31 +19,15 @@ import numpy as np
 import sympy as sp
 
 from kpca_ref.grading.compare import allclose, allclose_up_to_sign, as_bool, as_int
+from kpca_ref.grading.mistake_match import first_match as _first
+from kpca_ref.grading.mistake_match import floats as _f
 from kpca_ref.grading.mistake_rules_regression import RULES as _REGRESSION
 
 __all__ = ["RULES"]
 
 
-def _f(value) -> np.ndarray:
-    """Float array of an argument or a result (sympy included); raises when unreadable."""
-    if isinstance(value, sp.MatrixBase):
-        value = value.tolist()
-    return np.array(np.array(value, dtype=object).tolist(), dtype=np.float64)
-
-
 def _h(n: int) -> np.ndarray:
     return np.eye(n) - np.full((n, n), 1.0 / n)
-
-
-def _first(actual, candidates, same=allclose):
-    """Code of the first candidate whose value ``same(actual, value)``; errors skip it."""
-    for code, make in candidates:
-        try:
-            if same(actual, make()):
-                return code
-        except Exception:  # noqa: BLE001, S112 - a mistake that cannot be computed is no match
-            continue
-    return None
 
 
 def _same_int(actual, value) -> bool:

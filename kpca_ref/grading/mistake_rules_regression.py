@@ -13,23 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from kpca_ref.grading.compare import allclose
+from kpca_ref.grading.mistake_match import first_match as _first
+from kpca_ref.grading.mistake_match import floats as _f
 
 __all__ = ["RULES"]
-
-
-def _f(value) -> np.ndarray:
-    return np.array(np.array(value, dtype=object).tolist(), dtype=np.float64)
-
-
-def _first(actual, candidates):
-    for code, make in candidates:
-        try:
-            if allclose(actual, make()):
-                return code
-        except Exception:  # noqa: BLE001, S112 - a mistake that cannot be computed is no match
-            continue
-    return None
 
 
 def _batch(K, y, alpha, steps, sign=1.0):
