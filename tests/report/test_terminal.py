@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import select
 
 from kit import demo
 from kit.progress import Progress, is_terminal
@@ -41,6 +42,18 @@ def test_terminal_gets_a_bar_and_the_attention_lines():
     assert "autograde 1/2: ada" not in text  # no log lines on a terminal
 
 
+def read_all(fd: int, quiet: float = 1.0) -> str:
+    """Everything written to the pty so far: a pty hands its output over in pieces, so read
+    until nothing more arrives for ``quiet`` seconds."""
+    chunks = []
+    while select.select([fd], [], [], quiet)[0]:
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b"".join(chunks).decode(errors="replace")
+
+
 def test_a_real_pty_gets_the_bar_and_a_file_the_lines(tmp_path):
     main, side = os.openpty()
     try:
@@ -50,7 +63,7 @@ def test_a_real_pty_gets_the_bar_and_a_file_the_lines(tmp_path):
             progress.finished("ada", PS, "graded, 23 points")
             progress.close()
             tty.flush()
-        drawn = os.read(main, 65536).decode(errors="replace")
+        drawn = read_all(main)
     finally:
         os.close(main)
         os.close(side)
