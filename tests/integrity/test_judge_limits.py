@@ -139,6 +139,7 @@ def test_the_notebook_limit_bounds_the_delay(limits):
     cells = [cell() for _ in range(6)]
     start = time.monotonic()
     run_bounded([(c, sleeper) for c in cells])
-    assert time.monotonic() - start < 3.5
+    # the notebook's 3 s, plus room for a busy machine; cell limits alone would take 6 s
+    assert time.monotonic() - start < 4.5
     assert all(score(c) == "0.0" for c in cells)
     assert "judging this notebook took over 3 s" in lines(cells[-1])
