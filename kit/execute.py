@@ -144,7 +144,8 @@ class SandboxedExecute(Execute):
 
     def _planned_calls(self, cell_index: int) -> set:
         if cell_index not in self._planned:
-            from kit.judge import is_test_cell, planned_calls
+            from kit.cells import is_test_cell
+            from kit.judge_plan import planned_calls
 
             cell = self.nb.cells[cell_index]
             source = self._originals.get(cell_index, cell.source)
