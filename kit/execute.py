@@ -28,7 +28,8 @@ from nbgrader.preprocessors import Execute
 from traitlets import Bool, Integer, Unicode, default
 
 from kit import kernelenv, output_limits
-from kit.sandbox import KERNEL_NAME, probe_dir
+from kit.sandbox import KERNEL_NAME
+from kit.sandbox_command import probe_dir
 
 #: matplotlib backend of graded kernels that keeps figures as PNG outputs (matplotlib-inline
 #: comes with ipykernel, so the kernel environment has it).
@@ -107,7 +108,7 @@ class SandboxedExecute(Execute):
     async def async_start_new_kernel(self, **kwargs):
         """Start the kernel with the matplotlib backend :attr:`figures` asks for.
 
-        The sandbox passes ``MPLBACKEND`` on to the kernel (kit/sandbox.py ``PASS_ENV``).
+        The sandbox passes ``MPLBACKEND`` on to the kernel (kit/sandbox_command.py ``PASS_ENV``).
         """
         env = dict(kwargs.pop("env", None) or os.environ)
         env["MPLBACKEND"] = INLINE_BACKEND if self.figures else "Agg"
@@ -144,7 +145,8 @@ class SandboxedExecute(Execute):
 
     def _planned_calls(self, cell_index: int) -> set:
         if cell_index not in self._planned:
-            from kit.judge import is_test_cell, planned_calls
+            from kit.cells import is_test_cell
+            from kit.judge_plan import planned_calls
 
             cell = self.nb.cells[cell_index]
             source = self._originals.get(cell_index, cell.source)

@@ -136,7 +136,7 @@ def _stop(pid: int, fd: int) -> None:
 def run_bounded(jobs) -> None:
     """Judge every ``(cell, judge)`` of a notebook in forked children, within the limits.
 
-    ``judge(cell)`` rewrites the cell's outputs (``kit.judge.judge_cell``); here it runs in a
+    ``judge(cell)`` rewrites the cell's outputs (``kit.judge_score.judge_cell``); here it runs in a
     child, and the outputs it wrote are copied back into ``cell``.
     """
     jobs = list(jobs)

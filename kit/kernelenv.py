@@ -214,7 +214,7 @@ def main(argv=None) -> int:
             build(env)
             print(f"built the grading kernels' environment {env}")
     if args.check or args.build:
-        from kit.sandbox import probe_dir
+        from kit.sandbox_command import probe_dir
 
         why = check(env, probe_dir(None))
         print(f"kernel environment unfit: {why}" if why else f"kernel environment {env}: ok")

@@ -10,11 +10,11 @@ visible note per cell says what happened. The kernel still sends the rest, but t
 drops it at once: its memory and the autograded notebook stay small.
 
 Probe results (display outputs of MIME type ``kpca_probe.MIME``, emitted by the hidden
-tests, read by ``kit.judge``) are not charged to these budgets, so a flood before them
-cannot push them out; to stop a student forging them to get around the caps, one is kept
-only in a test cell, only for a grading call the cell's hidden part makes, only the first
-per call (the one the judge reads), and only up to its own size cap; every other output
-carrying that MIME type is dropped on arrival.
+tests, read by :func:`kit.judge_plan.payloads`) are not charged to these budgets, so a
+flood before them cannot push them out; to stop a student forging them to get around the
+caps, one is kept only in a test cell, only for a grading call the cell's hidden part
+makes, only the first per call (the one the judge reads), and only up to its own size cap;
+every other output carrying that MIME type is dropped on arrival.
 """
 
 from __future__ import annotations

@@ -8,8 +8,10 @@ import nbformat
 import numpy as np
 import sympy as sp
 
+from kit.forbidden import forbidden_parts
 from kit.identity import Identity
-from kit.judge import forbidden_parts, judge_cell, planned_calls
+from kit.judge_plan import planned_calls
+from kit.judge_score import judge_cell
 from kpca_probe import MIME
 from kpca_probe.wire import Unreadable, decode, decode_error, encode, encode_error
 from kpca_ref import variants
@@ -140,7 +142,7 @@ def test_a_typed_id_of_someone_else_zeroes_exact_items_with_a_line():
 
 
 def test_a_test_cell_shows_only_its_own_check_messages():
-    from kit.judge import visible_error
+    from kit.cells import visible_error
 
     source = ('assert f(1) == 2, "f(1) should be 2"\nassert g(3), f"g({3}) failed for {n}"\n'
               '### BEGIN HIDDEN TESTS\nassert h(), "hidden message"\n### END HIDDEN TESTS')
@@ -156,7 +158,7 @@ def test_a_test_cell_shows_only_its_own_check_messages():
 
 
 def test_hidden_code_is_replaced_by_one_probe_call():
-    from kit.judge import planned_entries, without_hidden_code
+    from kit.judge_plan import planned_entries, without_hidden_code
 
     source = ("x = 1\n### BEGIN HIDDEN TESTS\nimport kpca_probe as _grading\n"
               "(_grading.grade('lift', lift, points=3)\n"

@@ -22,6 +22,7 @@ from kit import kernelenv, offered, sandbox
 from kit.autograde import grade_class
 from kit.course import copy_course
 from kit.release import release
+from kit.sandbox_command import probe_dir
 from kit.submitted import build_submission, lay
 
 PS = "ps1_circle_lift"
@@ -89,9 +90,9 @@ def test_the_machines_other_python_packages_are_out_of_reach(tmp_path):
 
 
 def test_the_check_finds_forbidden_packages_in_an_environment():
-    assert kernelenv.check(kernelenv.env_dir(), sandbox.probe_dir(None)) == ""
+    assert kernelenv.check(kernelenv.env_dir(), probe_dir(None)) == ""
     # the grader's own venv holds everything a kernel must not reach
-    why = kernelenv.check(Path(sys.prefix), sandbox.probe_dir(None))
+    why = kernelenv.check(Path(sys.prefix), probe_dir(None))
     assert "can be imported" in why
     for name in ("sklearn", "kpca_ref", "nbgrader", "pytest"):
         assert name in why.split(" can be imported")[0]

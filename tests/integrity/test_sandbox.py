@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from kit import sandbox
+from kit import sandbox, sandbox_command
 from kit.autograde import grade_class
 from kit.course import REPO_ROOT, copy_course
 from kit.release import release
@@ -285,7 +285,7 @@ def test_attacks_through_grade_class(tmp_path):
 
 def test_reference_source_is_out_of_reach(tmp_path):
     """kpca_ref is neither importable nor readable inside the sandbox."""
-    ref = Path(sandbox._package_dir("kpca_ref"))
+    ref = Path(sandbox_command._package_dir("kpca_ref"))
     code = _leak(
         f"text = Path({str(ref / 'circle.py')!r}).read_text()\n"
         "assert 'def lift' in text")
