@@ -61,8 +61,8 @@ _EXPORTS = {
     "gd_dual_fit": "kernel_regression",
     "gd_primal_fit": "kernel_regression",
     "kernel_predict": "kernel_regression",
-    "max_step_size": "kernel_regression",
-    "kernel_ridge": "kernel_regression",
+    "max_step_size": "gd_convergence",
+    "kernel_ridge": "gd_convergence",
     # the fast estimator beside the lecture steps
     "KernelPCA": "estimator",
 }
