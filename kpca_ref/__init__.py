@@ -50,8 +50,8 @@ _EXPORTS = {
     "distances_to_mean": "centring",
     # ps5: kernel PCA
     "kpca_fit": "kpca",
-    "kpca_scores": "kpca",
-    "kpca_transform": "kpca",
+    "kpca_scores": "kpca_projection",
+    "kpca_transform": "kpca_projection",
     "explained_ratio": "kpca",
     "feature_variances": "kpca",
     "reconstruction_error": "kpca",
