@@ -50,8 +50,8 @@ _EXPORTS = {
     "distances_to_mean": "centring",
     # ps5: kernel PCA
     "kpca_fit": "kpca",
-    "kpca_scores": "kpca",
-    "kpca_transform": "kpca",
+    "kpca_scores": "kpca_projection",
+    "kpca_transform": "kpca_projection",
     "explained_ratio": "kpca",
     "feature_variances": "kpca",
     "reconstruction_error": "kpca",
@@ -61,8 +61,8 @@ _EXPORTS = {
     "gd_dual_fit": "kernel_regression",
     "gd_primal_fit": "kernel_regression",
     "kernel_predict": "kernel_regression",
-    "max_step_size": "kernel_regression",
-    "kernel_ridge": "kernel_regression",
+    "max_step_size": "gd_convergence",
+    "kernel_ridge": "gd_convergence",
     # the fast estimator beside the lecture steps
     "KernelPCA": "estimator",
 }

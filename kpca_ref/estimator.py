@@ -6,7 +6,9 @@ fitted attributes and methods, and is built on scikit-learn's own base classes a
 validation, so it works in ``Pipeline`` and ``GridSearchCV`` and passes scikit-learn's
 own tests of ``KernelPCA`` (``tests/sklearn_dropin/``). What it adds is the kit's fast
 solver, ``eigen_solver="krylov"`` (:mod:`kpca_ref._krylov_fit`), which ``"auto"`` takes
-for the ``rbf``, ``poly`` and ``linear`` kernels on dense points when n > 400.
+for the ``rbf``, ``poly`` and ``linear`` kernels on dense points when n > 400. This module
+fits; :mod:`kpca_ref.estimator_transform` holds what uses a fit (``transform``,
+``inverse_transform``).
 
 scikit-learn (>= 1.6) is needed by this module only: ``pip install 'kpca_ref[sklearn]'``.
 ``import kpca_ref`` and the contract functions never import it.
@@ -22,11 +24,12 @@ import numpy as np
 from kpca_ref import _krylov_fit, _solvers
 from kpca_ref import sklearn_compat as _sk
 from kpca_ref._krylov_fit import FAST_KERNELS, KRYLOV_MIN_N, KrylovFit, krylov_fits
+from kpca_ref.estimator_transform import TransformMethods
 
 __all__ = ["KernelPCA"]
 
 
-class KernelPCA(_sk.ClassNamePrefixFeaturesOutMixin, _sk.TransformerMixin, _sk.BaseEstimator):
+class KernelPCA(_sk.ClassNamePrefixFeaturesOutMixin, TransformMethods, _sk.BaseEstimator):
     """Kernel PCA with scikit-learn's interface and the kit's fast solver.
 
     Parameters are those of ``sklearn.decomposition.KernelPCA``, same meaning and
@@ -238,70 +241,6 @@ class KernelPCA(_sk.ClassNamePrefixFeaturesOutMixin, _sk.TransformerMixin, _sk.B
         """
         self.fit(X, **params)
         return self.eigenvectors_ * np.sqrt(self.eigenvalues_)
-
-    # ------------------------------------------------------------------ using the fit
-    def _alphas(self):
-        """eigenvectors_ / sqrt(eigenvalues_), zero for zero eigenvalues."""
-        non_zeros = np.flatnonzero(self.eigenvalues_)
-        alphas = np.zeros_like(self.eigenvectors_)
-        alphas[:, non_zeros] = (self.eigenvectors_[:, non_zeros]
-                                / np.sqrt(self.eigenvalues_[non_zeros]))
-        return alphas
-
-    def transform(self, X):
-        """Scores of new points, kernel values centred with the TRAINING means.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_queries, n_features)
-            New points; (n_queries, n_samples) kernel values for ``precomputed``.
-
-        Returns
-        -------
-        ndarray of shape (n_queries, n_components)
-        """
-        _sk.check_is_fitted(self)
-        X = _sk.validate_data(self, X, accept_sparse="csr", reset=False)
-        alphas = self._alphas()
-        column_sums = alphas.sum(axis=0)
-        shift = self._grand_mean * column_sums - self._row_means @ alphas
-
-        def score(K_new):  # (K_new - 1 r^T - k_bar 1^T + g) alphas, no centred block
-            out = K_new @ alphas
-            out += shift
-            out -= np.outer(K_new.mean(axis=1), column_sums)
-            return out
-
-        if not self._fast_kernel(X) or not self._fast_kernel(self.X_fit_):
-            return score(self._get_kernel(X, self.X_fit_))
-        offset = _krylov_fit.rbf_offset(self.X_fit_, self.kernel) if self._offset is None \
-            else self._offset
-        dtype = np.result_type(X.dtype, self.eigenvectors_.dtype)
-        parts = _krylov_fit.kernel_scores(
-            np.asarray(X, dtype=np.float64) - offset,
-            np.asarray(self.X_fit_, dtype=np.float64) - offset,
-            self.kernel, self.gamma_, self.degree, self.coef0, score)
-        if not parts:
-            return np.zeros((0, alphas.shape[1]), dtype=dtype)
-        return np.vstack(parts).astype(dtype, copy=False)
-
-    def inverse_transform(self, X):
-        """Pre-images of scores ``X`` by the learned kernel ridge map.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_queries, n_components)
-            Scores.
-
-        Returns
-        -------
-        ndarray of shape (n_queries, n_features)
-        """
-        if not self.fit_inverse_transform:
-            raise _sk.NotFittedError("The fit_inverse_transform parameter was not set to True "
-                                 "when instantiating and hence the inverse transform is "
-                                 "not available.")
-        return np.dot(self._get_kernel(X, self.X_transformed_fit_), self.dual_coef_)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -15,6 +15,7 @@ import numpy as np
 import sympy as sp
 
 from kpca_ref.grading.cases import Case, Group, rng
+from kpca_ref.grading.mistake_match import first_match, floats
 from kpca_ref.tolerances import GRADING_ENTRYWISE_ATOL_SCALE
 
 __all__ = ["BUILDERS", "MESSAGES", "rules"]
@@ -137,12 +138,6 @@ BUILDERS = {
 
 
 # ----------------------------------------------------------------------------- mistakes
-def _f(value) -> np.ndarray:
-    if isinstance(value, sp.MatrixBase):
-        value = value.tolist()
-    return np.array(np.array(value, dtype=object).tolist(), dtype=np.float64)
-
-
 def _ball_mistakes(m):
     m = int(m)
     return [
@@ -163,7 +158,7 @@ def _cap_mistakes(m, angle):
 
 
 def _inside_mistakes(X):
-    X = _f(X)
+    X = floats(X)
     n = X.shape[0]
     p = float(np.count_nonzero((X**2).sum(axis=1) <= 1.0)) / n
     return [
@@ -172,13 +167,13 @@ def _inside_mistakes(X):
     ]
 
 
-def _angles(U, v, actual, first):
-    U, v = _f(U), _f(v)
-    got = _f(actual)
+def _angles(U, v, actual):
+    U, v = floats(U), floats(v)
+    got = floats(actual)
     if got.shape == (U.shape[0],) and not np.isfinite(got).all():
         return "arccos_not_clipped"
     cos = (U @ v) / (np.linalg.norm(U, axis=1) * np.linalg.norm(v))
-    return first(actual, [
+    return first_match(actual, [
         ("radians_not_degrees", lambda: np.arccos(np.clip(cos, -1, 1))),
         ("not_normalised", lambda: np.degrees(np.arccos(np.clip(U @ v, -1, 1)))),
         ("not_normalised", lambda: np.degrees(np.arccos(np.clip(
@@ -186,15 +181,15 @@ def _angles(U, v, actual, first):
     ])
 
 
-def rules(first) -> dict:
-    """name -> rule(args, actual) -> code or None (``first`` from :mod:`.mistake_rules`)."""
+def rules() -> dict:
+    """name -> rule(args, actual) -> code or None (see :mod:`.mistake_rules`)."""
     return {
-        "ball_cube_ratio": lambda a, r: first(r, _ball_mistakes(a[0])),
-        "shell_fraction": lambda a, r: first(r, [
+        "ball_cube_ratio": lambda a, r: first_match(r, _ball_mistakes(a[0])),
+        "shell_fraction": lambda a, r: first_match(r, [
             ("core_not_shell", lambda: (1.0 - float(a[1])) ** int(a[0]))]),
-        "inside_fraction": lambda a, r: first(r, _inside_mistakes(a[0])),
-        "angles_deg": lambda a, r: _angles(*a, r, first),
-        "cap_fraction": lambda a, r: first(r, _cap_mistakes(*a)),
+        "inside_fraction": lambda a, r: first_match(r, _inside_mistakes(a[0])),
+        "angles_deg": lambda a, r: _angles(*a, r),
+        "cap_fraction": lambda a, r: first_match(r, _cap_mistakes(*a)),
     }
 
 

@@ -1,4 +1,5 @@
-"""The two helpers every mistake-rule module shares (``mistake_rules``, ``mistake_rules_regression``).
+"""The two helpers every mistake rule shares (``mistake_rules``, ``mistake_rules_regression``,
+``cases_dimensions``).
 
 A rule recomputes what each classic mistake would return on the case's arguments and asks
 which one the student's result matches.

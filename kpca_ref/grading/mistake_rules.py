@@ -222,7 +222,7 @@ def _kernel_rules():
 def _all_rules():
     from kpca_ref.grading import cases_dimensions
 
-    return {**cases_dimensions.rules(_first), **_kernel_rules()}
+    return {**cases_dimensions.rules(), **_kernel_rules()}
 
 
 #: contract name -> rule(args, actual) -> diagnosis code or None

@@ -27,7 +27,8 @@ from fractions import Fraction
 import numpy as np
 import sympy as sp
 
-from kpca_ref.kernel_regression import cubic_kernel, gd_dual_fit, kernel_predict, kernel_ridge
+from kpca_ref.gd_convergence import kernel_ridge
+from kpca_ref.kernel_regression import cubic_kernel, gd_dual_fit, kernel_predict
 
 PS = "ps6_kernel_regression"
 FAMILIES = {"points": 20, "system": 100}

@@ -271,7 +271,8 @@ _IMPORT_EVERYTHING_BUT_THE_ESTIMATOR = """
 import importlib, pkgutil, sys
 import kpca_ref
 names = [m.name for m in pkgutil.walk_packages(kpca_ref.__path__, "kpca_ref.")
-         if m.name not in ("kpca_ref.estimator", "kpca_ref.sklearn_compat")]
+         if m.name not in ("kpca_ref.estimator", "kpca_ref.estimator_transform",
+                           "kpca_ref.sklearn_compat")]
 for name in names:
     importlib.import_module(name)
 for name in kpca_ref.__all__:

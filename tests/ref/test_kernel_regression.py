@@ -4,14 +4,13 @@ import numpy as np
 import pytest
 import sympy as sp
 
+from kpca_ref.gd_convergence import kernel_ridge, max_step_size
 from kpca_ref.kernel_regression import (
     cubic_features,
     cubic_kernel,
     gd_dual_fit,
     gd_primal_fit,
     kernel_predict,
-    kernel_ridge,
-    max_step_size,
 )
 
 M = sp.Matrix

@@ -18,14 +18,8 @@ from kpca_ref.centring import (
     feature_mean_sq_norm,
 )
 from kpca_ref.exact import eigh_exact, eigvals_exact
-from kpca_ref.kpca import (
-    explained_ratio,
-    feature_variances,
-    kpca_fit,
-    kpca_scores,
-    kpca_transform,
-    reconstruction_error,
-)
+from kpca_ref.kpca import explained_ratio, feature_variances, kpca_fit, reconstruction_error
+from kpca_ref.kpca_projection import kpca_scores, kpca_transform
 
 R = sp.Rational
 M = sp.Matrix

@@ -11,7 +11,7 @@ import sympy as sp
 
 from kpca_ref import variants
 from kpca_ref.grading.harness import _judge_exact
-from kpca_ref.variants import ps5
+from kpca_ref.variants import ps5, ps5_candidates
 
 PS = "ps5_kernel_pca"
 
@@ -81,14 +81,14 @@ def test_khat_eigenvectors_have_rational_directions():
 
 def test_poly_candidates_are_symmetric_training_sets_with_distinct_answers():
     lecture = ps5.LECTURE["poly"]
-    taken = ps5._poly_key(lecture["X"], lecture["c1"], lecture["c2"], lecture["x_new"])
+    taken = ps5_candidates._poly_key(lecture["X"], lecture["c1"], lecture["c2"], lecture["x_new"])
     keys = set()
     for c in ps5.candidates()["poly"]:
         xs = c["X"]
         assert sorted(xs) == xs and len(set(xs)) == len(xs) and sorted(-x for x in xs) == xs
         assert c["x_new"] not in xs
         assert {c["c1"], c["c2"]} <= {1, 4, 9, 16}
-        key = ps5._poly_key(xs, c["c1"], c["c2"], c["x_new"])
+        key = ps5_candidates._poly_key(xs, c["c1"], c["c2"], c["x_new"])
         assert key[0][0] > key[0][1] > 0  # two distinct positive eigenvalues
         assert all(a != b for a, b in zip(key, taken)), c  # no answer equals the lecture's
         keys.add(key)
