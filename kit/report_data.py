@@ -97,7 +97,7 @@ def parts_of(course: Course, assignment: str) -> list[Part]:
 def notebook_diagnoses(path) -> set[str]:
     """The ``[diagnosis: code]`` codes in the outputs of a graded notebook's test cells.
 
-    Only test cells count: the judge writes their outputs (:mod:`kit.judge`), whereas a
+    Only test cells count: the judge writes their outputs (:mod:`kit.judge_score`), whereas a
     student's own cell can print any text.
     """
     nb = nbformat.read(path, as_version=4)
