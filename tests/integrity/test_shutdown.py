@@ -55,7 +55,7 @@ def sandbox_processes(root: Path, student: str = "") -> dict[int, int]:
     found = {}
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
-            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+            cmd = cmdline(pid)
             cwd = os.readlink(f"/proc/{pid}/cwd")
             ppid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
         except (OSError, ValueError, IndexError):
@@ -63,6 +63,15 @@ def sandbox_processes(root: Path, student: str = "") -> dict[int, int]:
         if any(m in cmd for m in MARKS) and (where in cmd or cwd.startswith(where)):
             found[int(pid)] = ppid
     return found
+
+
+def cmdline(pid: int) -> str:
+    """The command line of ``pid``; empty once it has exited (a helper process may come and
+    go between listing ``/proc`` and reading it)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
 
 
 def start(args, cwd: Path) -> subprocess.Popen:
@@ -83,7 +92,7 @@ def wait_for_kernel(root: Path, proc: subprocess.Popen, student: str = "") -> di
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
         found = sandbox_processes(root, student)
-        kernels = [p for p in found if "ipykernel" in Path(f"/proc/{p}/cmdline").read_text()]
+        kernels = [p for p in found if "ipykernel" in cmdline(p)]
         if kernels:
             time.sleep(1.0)  # let it start running the notebook
             return found
@@ -156,7 +165,7 @@ def test_killed_kit_autograde_leaves_no_kernel(course, signum):
 def test_a_dead_worker_fails_only_its_own_submission(course):
     proc = autograde(course, "--workers", "2")
     found = wait_for_kernel(course.root, proc, "b_slow")
-    wrapper = next(p for p in found if "kit.sandbox" in Path(f"/proc/{p}/cmdline").read_text())
+    wrapper = next(p for p in found if "kit.sandbox" in cmdline(p))
     os.kill(found[wrapper], signal.SIGKILL)  # the worker grading b_slow, as the OOM killer would
     seconds_until_gone(course.root, time.monotonic(), "b_slow")
     out = finish(proc)
