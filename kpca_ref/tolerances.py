@@ -71,6 +71,22 @@ GRADING_CIRCLE_ATOL_SCALE = 1e-3
 #: matrix) leaves imaginary round-off of about eps32; the grading floor bounds it.
 GRADING_IMAG_RTOL = GRADING_ATOL_SCALE
 
+#: A float32 result cannot hold a magnitude below float32's smallest normal number
+#: (``numpy.finfo(numpy.float32).tiny``, 1.2e-38) to full precision, and below 1.4e-45 not
+#: at all: the m-ball's share of its cube is 1e-110 at m = 150, 0 in float32. When the
+#: student's result is float32 (numpy keeps the dtype on its way to the judge), this is
+#: added to the absolute tolerance of every entry. A float64 result never gets it, so no
+#: float64 mistake is forgiven; a wrong float32 result passes only entries where both it
+#: and the right value are below 1.2e-38.
+FLOAT32_UNDERFLOW = 1.1754943508222875e-38
+
+#: ``angles_deg`` on rows parallel to ``v``: the angle is 0 or 180 degrees, but a cosine
+#: computed in float32 lands a few eps32 from +-1, and arccos turns that into
+#: sqrt(2 k eps32) radians: measured up to 0.04 degrees over 6,000 parallel rows (float64:
+#: 1e-6 degrees). The group exists to catch nan from an unclipped cosine and radians for
+#: degrees (pi against 180); 1 degree is 25x above float32 and far below both.
+ANGLE_ROUNDOFF_DEG = 1.0
+
 #: Two eigenvalues closer than this (relative to the largest) count as repeated:
 #: their eigenvectors are compared as a subspace.
 REPEATED_EIGENVALUE_RTOL = 1e-6

@@ -82,8 +82,9 @@ ROSTER = {
                      "ps6_kernel_regression": "other_routes"},
     "lea_partial": {"ps1_circle_lift": "solution", "ps2_feature_maps": "solution"},
     "max_loops_forever": {"ps2_feature_maps": "never_terminates"},
-    "nia_float32": {"ps1_circle_lift": "float32", "ps2_feature_maps": "float32",
-                    "ps4_centering": "float32", "ps5_kernel_pca": "float32"},
+    "nia_float32": {"ps0_high_dimensions": "float32", "ps1_circle_lift": "float32",
+                    "ps2_feature_maps": "float32", "ps4_centering": "float32",
+                    "ps5_kernel_pca": "float32", "ps6_kernel_regression": "float32"},
     "oli_leading_minors": {"ps3_mercer": "leading_minors"},
     "pat_odd_files": {"ps2_feature_maps": "solution", "ps3_mercer": corrupt_file,
                       "ps4_centering": other_problem_set},
@@ -126,8 +127,9 @@ EXPECTED = {
     "lea_partial": {**NONE, "ps1_circle_lift": 23, "ps2_feature_maps": 29},
     # only the gamma_for_similarity test cell times out
     "max_loops_forever": {**NONE, "ps2_feature_maps": 27},
-    "nia_float32": {**NONE, "ps1_circle_lift": 23, "ps2_feature_maps": 29,
-                    "ps4_centering": 29, "ps5_kernel_pca": 32},
+    "nia_float32": {**NONE, "ps0_high_dimensions": 28, "ps1_circle_lift": 23,
+                    "ps2_feature_maps": 29, "ps4_centering": 29, "ps5_kernel_pca": 32,
+                    "ps6_kernel_regression": 29},
     # a visible check on a singular matrix fails: the exact PSD cell's 5 points
     "oli_leading_minors": {**NONE, "ps3_mercer": 25},
     # the corrupt file and the wrong notebook cannot be graded: 0, with a line in the summary

@@ -27,6 +27,7 @@ from kpca_ref.grading.compare import (
     mismatch_report,
     same_subspace,
     shape_text,
+    underflow_floor,
 )
 from kpca_ref.tolerances import NEGATIVE_EIGENVALUE_RTOL, REPEATED_EIGENVALUE_RTOL
 
@@ -83,9 +84,10 @@ def _check_plain(result, expected, case) -> Verdict:
         return PASS if got == int(expected) else Verdict(False, f"wrong count ({got})")
     want = np.array(expected, dtype=np.float64)
     got = as_float_array(result, want.shape)
-    if allclose(got, want, **_tol(case)):
+    tol = {**_tol(case), "floor": underflow_floor(result)}
+    if allclose(got, want, **tol):
         return PASS
-    return Verdict(False, mismatch_report(got, want, **_tol(case)))
+    return Verdict(False, mismatch_report(got, want, **tol))
 
 
 def _check_poly_map(results, expected, case) -> Verdict:

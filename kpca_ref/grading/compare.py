@@ -8,8 +8,9 @@ arithmetic on ``.tolist()``, not through numpy functions a notebook could have
 replaced. The exact (sympy) half is :mod:`.compare_exact`, re-exported here.
 
 Tolerances are relative to the scale of the expected value: an entry passes
-when ``|actual - expected| <= atol + rtol * |expected|`` with ``atol`` defaulting
-to ``atol_scale * max |expected|`` (per column with ``per_column=True``).
+when ``|actual - expected| <= atol + floor + rtol * |expected|`` with ``atol`` defaulting
+to ``atol_scale * max |expected|`` (per column with ``per_column=True``) and ``floor``
+zero unless the caller passes :func:`underflow_floor` of the student's result.
 """
 
 from __future__ import annotations
@@ -20,7 +21,12 @@ import numpy as np
 import sympy as sp
 
 from kpca_ref.grading.compare_exact import FloatNotExact, as_exact, exact_equal
-from kpca_ref.tolerances import GRADING_ATOL_SCALE, GRADING_IMAG_RTOL, GRADING_RTOL
+from kpca_ref.tolerances import (
+    FLOAT32_UNDERFLOW,
+    GRADING_ATOL_SCALE,
+    GRADING_IMAG_RTOL,
+    GRADING_RTOL,
+)
 
 __all__ = [
     "FloatNotExact",
@@ -34,6 +40,7 @@ __all__ = [
     "mismatch_report",
     "same_subspace",
     "shape_text",
+    "underflow_floor",
 ]
 
 
@@ -145,7 +152,24 @@ def _grid(value) -> np.ndarray:
     return arr.reshape(arr.shape[0], -1) if arr.ndim > 2 else arr
 
 
-def _entry_checks(actual, expected, rtol, atol, per_column, atol_scale):
+def underflow_floor(result) -> float:
+    """The absolute floor a student's ``result`` earns by its precision.
+
+    A float32 result (array, scalar, or a list or tuple of float32 scalars) cannot hold
+    magnitudes below float32's smallest normal number, so it gets
+    :data:`kpca_ref.tolerances.FLOAT32_UNDERFLOW`; anything else gets 0.
+
+    >>> underflow_floor(np.float32(0.0)) > 0, underflow_floor(0.0), underflow_floor([1.0])
+    (True, 0.0, 0.0)
+    """
+    try:
+        single = np.asarray(result).dtype == np.float32
+    except Exception:  # noqa: BLE001 - an unreadable value earns nothing
+        return 0.0
+    return FLOAT32_UNDERFLOW if single else 0.0
+
+
+def _entry_checks(actual, expected, rtol, atol, per_column, atol_scale, floor=0.0):
     """Per-entry pass/fail grid (lists of bools), or None when the shapes differ.
 
     Both sides are first copied into plain float64 arrays, so nothing of the student's
@@ -165,34 +189,35 @@ def _entry_checks(actual, expected, rtol, atol, per_column, atol_scale):
     else:
         bounds = _grid(np.broadcast_to(np.array(atol, dtype=np.float64), e_arr.shape))
     with np.errstate(invalid="ignore", over="ignore"):
-        return (np.abs(a - e) <= bounds + rtol * magnitude).tolist()
+        return (np.abs(a - e) <= bounds + floor + rtol * magnitude).tolist()
 
 
 def allclose(actual, expected, *, rtol=GRADING_RTOL, atol=None, per_column=False,
-             atol_scale=GRADING_ATOL_SCALE) -> bool:
+             atol_scale=GRADING_ATOL_SCALE, floor=0.0) -> bool:
     """True when the shapes agree and every entry is within tolerance.
 
     ``atol`` (scalar or array broadcastable to the shape) defaults to
-    ``atol_scale * max |expected|``, over each column when ``per_column``.
+    ``atol_scale * max |expected|``, over each column when ``per_column``; ``floor`` is
+    added to it (see :func:`underflow_floor`).
 
     >>> allclose([1.0, 2.0 + 1e-9], [1.0, 2.0]), allclose([1.0, 2.1], [1.0, 2.0])
     (True, False)
     """
     try:
-        checks = _entry_checks(actual, expected, rtol, atol, per_column, atol_scale)
+        checks = _entry_checks(actual, expected, rtol, atol, per_column, atol_scale, floor)
     except Exception:  # noqa: BLE001 - an unreadable value compares unequal
         return False
     return checks is not None and all(ok for row in checks for ok in row)
 
 
 def mismatch_report(actual, expected, *, rtol=GRADING_RTOL, atol=None, per_column=False,
-                    atol_scale=GRADING_ATOL_SCALE) -> str:
+                    atol_scale=GRADING_ATOL_SCALE, floor=0.0) -> str:
     """Which entries differ, without revealing any expected value.
 
     >>> mismatch_report([[1.0, 2.0], [3.0, 5.0]], [[1.0, 2.0], [3.0, 4.0]])
     '1 of 4 entries differ from the expected values (the first at index (1, 1))'
     """
-    checks = _entry_checks(actual, expected, rtol, atol, per_column, atol_scale)
+    checks = _entry_checks(actual, expected, rtol, atol, per_column, atol_scale, floor)
     if checks is None:
         return "the shape differs from the expected one"
     bad = [(i, j) for i, row in enumerate(checks) for j, ok in enumerate(row) if not ok]

@@ -32,11 +32,10 @@ EPS32 = float(np.finfo(np.float32).eps)
 #: in float32 alone (relative error up to eps32 / 2 = 6e-8) moves gamma by up to 6%, and
 #: at s = 0.9999 by 0.06%. A tolerance that wide would be no test; the group exists to
 #: check exactly that region in the float64 the contract asks for.
-#: The ball's share of the cube falls below float32's smallest number (1e-38) near m = 60;
-#: and arccos near a cosine of +-1 turns float32's round-off into angles of ~0.03 degrees.
-FLOAT32_LIMITS = {"gamma_for_similarity": {"similarity close to 1"},
-                  "ball_cube_ratio": {"m up to 150"},
-                  "angles_deg": {"rows parallel to v (round-off past |cos| = 1)"}}
+#: (The ball's share of the cube, below float32's smallest number past m = 60, and angles
+#: of parallel rows, where arccos magnifies float32's round-off, pass: see
+#: kpca_ref.tolerances.FLOAT32_UNDERFLOW and ANGLE_ROUNDOFF_DEG.)
+FLOAT32_LIMITS = {"gamma_for_similarity": {"similarity close to 1"}}
 
 #: how much tighter (float32) or looser (mistakes) the tolerances may get
 MARGIN = 10.0

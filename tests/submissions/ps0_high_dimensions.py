@@ -143,6 +143,73 @@ cap_mine = N.angle / Integer(180)
 tries_mine = 1 / (2 * cap_mine)
 '''
 
+
+# ------------------------------------------------------------ correct, float32 throughout
+# Every float computation runs in single precision: the ball by direct products (float32
+# overflows to inf past m = 68 and the share becomes 0, where the true share is already
+# below float32's smallest number), the shell by the plain formula, the Monte Carlo share,
+# the angles and the cap on float32 inputs.
+FLOAT32_BALL = '''
+F = np.float32
+
+
+def ball_cube_ratio(m):
+    if isinstance(m, sp.Basic):
+        if not (m.is_Integer and m >= 1):
+            raise ValueError(f"m must be a whole number >= 1, got {m}")
+        return sp.pi ** (m / 2) / (sp.gamma(m / 2 + 1) * 2**m)
+    if isinstance(m, bool) or not isinstance(m, (int, np.integer)):
+        raise TypeError(f"m must be an integer, got {type(m).__name__}")
+    if m < 1:
+        raise ValueError(f"m must be >= 1, got {m}")
+    return F(np.pi) ** F(m / 2) / (F(math.gamma(m / 2 + 1)) * F(2) ** F(m))
+'''
+
+FLOAT32_SHELL = '''
+def shell_fraction(m, eps):
+    if m < 1 or eps < 0 or eps > 1:
+        raise ValueError(f"need m >= 1 and 0 <= eps <= 1, got m = {m}, eps = {eps}")
+    if isinstance(m, sp.Basic) or isinstance(eps, sp.Basic):
+        return 1 - (1 - sp.nsimplify(eps)) ** m
+    return F(1) - (F(1) - F(eps)) ** F(m)
+'''
+
+FLOAT32_INSIDE = '''
+def inside_fraction(X):
+    X = np.asarray(X, dtype=F)
+    if X.ndim != 2 or X.shape[0] == 0:
+        raise ValueError(f"X must be a non-empty 2-D array, got shape {X.shape}")
+    n = X.shape[0]
+    p = F(np.count_nonzero((X * X).sum(axis=1) <= F(1))) / F(n)
+    return np.array([p, np.sqrt(p * (F(1) - p) / F(n))], dtype=F)
+'''
+
+FLOAT32_ANGLES = '''
+def angles_deg(U, v):
+    U, v = np.asarray(U, dtype=F), np.asarray(v, dtype=F)
+    if U.ndim != 2 or v.ndim != 1 or U.shape[1] != v.shape[0]:
+        raise ValueError(f"shapes do not fit: U {U.shape}, v {v.shape}")
+    norms = np.linalg.norm(U, axis=1) * np.linalg.norm(v)
+    if np.any(norms == 0):
+        raise ValueError("a zero vector has no direction")
+    return np.degrees(np.arccos(np.clip(U @ v / norms, F(-1), F(1))))
+'''
+
+FLOAT32_CAP = '''
+def cap_fraction(m, angle):
+    from scipy.special import betainc
+
+    if m < 2 or not 0 <= angle <= 180:
+        raise ValueError(f"need m >= 2 and 0 <= angle <= 180, got m = {m}, angle = {angle}")
+    if m == 2:
+        return F(angle) / F(180)
+    if angle > 90:
+        return F(1) - cap_fraction(m, 180.0 - angle)
+    s = np.sin(np.radians(F(angle)))
+    return F(0.5) * betainc(F((m - 1) / 2), F(0.5), s * s).astype(F)
+'''
+
+
 VARIANTS = {
     "loops": {
         "description": "correct, written differently: the ball by the recursion "
@@ -158,6 +225,18 @@ VARIANTS = {
             "angles_answer": LOOPS_ANGLES,
             "cap_fraction_answer": LOOPS_CAP,
             "cap_exact_answer": LOOPS_CAP_EXACT,
+        },
+        "lost": {},
+    },
+    "float32": {
+        "description": "correct, every function computes in float32 (inputs converted at "
+        "once, the ball by float32 products that underflow to 0 in high dimensions)",
+        "cells": {
+            "ball_cube_ratio_answer": FLOAT32_BALL,
+            "shell_fraction_answer": FLOAT32_SHELL,
+            "inside_fraction_answer": FLOAT32_INSIDE,
+            "angles_answer": FLOAT32_ANGLES,
+            "cap_fraction_answer": FLOAT32_CAP,
         },
         "lost": {},
     },
