@@ -9,6 +9,10 @@ mistake the cell's printed lines must carry. By-hand submissions compute from ``
 mistake shows on whatever numbers the submission's student id draws.
 """
 
+import inspect
+
+from tests.grading import float32_alternatives as _f32alt
+
 # ---------------------------------------------------------------------------- correct, loops
 LOOPS_KERNEL = '''
 def cubic_kernel(X, Z):
@@ -203,90 +207,22 @@ beta_ridge = (N.K + N.lam * sp.eye(3)).LUsolve(N.y)
 
 
 # ------------------------------------------------------------ correct, float32 throughout
-# tests/grading/float32_alternatives.py's ps6 functions, typed into the notebook: inputs
-# turned into float32 at once, every product and solve in single precision.
-FLOAT32_CUBIC_KERNEL = '''
-F32 = np.float32
-CUT32 = 1e-5  # a few hundred float32 round-offs
+# The ps6 functions of tests/grading/float32_alternatives.py, typed into the notebook as they
+# stand there: inputs turned into float32 at once, every product and solve in single precision.
+def _typed(*functions, head: str = "") -> str:
+    return head + "\n\n".join(inspect.getsource(f) for f in functions)
 
 
-def _f32(x):
-    return np.asarray(x, dtype=F32)
-
-
-def cubic_kernel(X, Z):
-    X, Z = _f32(X), _f32(Z)
-    if X.shape[1] != Z.shape[1]:
-        raise ValueError("X and Z need the same number of columns")
-    S = X @ Z.T
-    return F32(1) + S + S * S + S * S * S
-'''
-
-FLOAT32_CUBIC_FEATURES = '''
-def cubic_features(X):
-    X = _f32(X)
-    n, d = X.shape
-    two = (X[:, :, None] * X[:, None, :]).reshape(n, d * d)
-    three = (two[:, :, None] * X[:, None, :]).reshape(n, d**3)
-    return np.hstack([np.ones((n, 1), dtype=F32), X, two, three])
-'''
-
-FLOAT32_GD_DUAL_FIT = '''
-def _rate_steps(alpha, steps):
-    if alpha <= 0 or steps < 0:
-        raise ValueError("alpha must be positive and steps >= 0")
-
-
-def gd_dual_fit(K, y, alpha, steps):
-    K, y = _f32(K), _f32(y)
-    if K.shape != (len(y), len(y)):
-        raise ValueError("K must be square with one row per target")
-    _rate_steps(alpha, steps)
-    beta = np.zeros(len(y), dtype=F32)
-    for _ in range(steps):
-        beta = beta + F32(alpha) * (y - K @ beta)
-    return beta
-'''
-
-FLOAT32_KERNEL_PREDICT = '''
-def kernel_predict(K_new, beta):
-    K_new, beta = _f32(K_new), _f32(beta)
-    if K_new.ndim != 2 or K_new.shape[1] != len(beta):
-        raise ValueError("K_new needs one column per coefficient")
-    return K_new @ beta
-'''
-
-FLOAT32_GD_PRIMAL_FIT = '''
-def gd_primal_fit(Phi, y, alpha, steps):
-    Phi, y = _f32(Phi), _f32(y)
-    if len(y) != len(Phi):
-        raise ValueError("y needs one entry per row of Phi")
-    _rate_steps(alpha, steps)
-    theta = np.zeros(Phi.shape[1], dtype=F32)
-    for _ in range(steps):
-        theta = theta + F32(alpha) * (Phi.T @ (y - Phi @ theta))
-    return theta
-'''
-
-FLOAT32_MAX_STEP_SIZE = '''
-def max_step_size(K):
-    K = _f32(K)
-    if np.abs(K - K.T).max() > CUT32 * max(1.0, float(np.abs(K).max())):
-        raise ValueError("K must be symmetric")
-    w = np.linalg.eigvalsh(K)
-    if w[0] < -CUT32 * w[-1]:
-        raise ValueError("K is not positive semidefinite")
-    return F32(2) / w[-1]
-'''
-
-FLOAT32_KERNEL_RIDGE = '''
-def kernel_ridge(K, y, lam):
-    K, y = _f32(K), _f32(y)
-    if K.shape != (len(y), len(y)) or lam < 0:
-        raise ValueError("bad input")
-    return np.linalg.solve(K + F32(lam) * np.eye(len(y), dtype=F32), y)
-'''
-
+FLOAT32_CELLS = {
+    "cubic_kernel_answer": _typed(_f32alt._f32, _f32alt.cubic_kernel, head=(
+        f"F32 = np.float32\nCUT32 = {_f32alt.CUT32!r}\n\n\n")),
+    "cubic_features_answer": _typed(_f32alt.cubic_features),
+    "gd_dual_fit_answer": _typed(_f32alt._rate_steps, _f32alt.gd_dual_fit),
+    "kernel_predict_answer": _typed(_f32alt.kernel_predict),
+    "gd_primal_fit_answer": _typed(_f32alt.gd_primal_fit),
+    "max_step_size_answer": _typed(_f32alt.max_step_size),
+    "kernel_ridge_answer": _typed(_f32alt.kernel_ridge),
+}
 
 VARIANTS = {
     "loops": {
@@ -317,15 +253,7 @@ VARIANTS = {
     "float32": {
         "description": "correct, every function computes in float32 (inputs converted at "
         "once, products, eigvalsh and solve in single precision)",
-        "cells": {
-            "cubic_kernel_answer": FLOAT32_CUBIC_KERNEL,
-            "cubic_features_answer": FLOAT32_CUBIC_FEATURES,
-            "gd_dual_fit_answer": FLOAT32_GD_DUAL_FIT,
-            "kernel_predict_answer": FLOAT32_KERNEL_PREDICT,
-            "gd_primal_fit_answer": FLOAT32_GD_PRIMAL_FIT,
-            "max_step_size_answer": FLOAT32_MAX_STEP_SIZE,
-            "kernel_ridge_answer": FLOAT32_KERNEL_RIDGE,
-        },
+        "cells": FLOAT32_CELLS,
         "lost": {},
     },
     "sequential_update": {
