@@ -26,6 +26,7 @@ from kpca_ref.grading import cases as _cases
 from kpca_ref.grading.checks import Verdict, check
 from kpca_ref.grading.compare import FloatNotExact, as_exact, exact_equal, shape_text
 from kpca_ref.grading.mistakes import MISTAKES, diagnose
+from kpca_ref.grading.precision import in_single_precision, right_at_float32_inputs
 
 __all__ = ["grade", "grade_exact", "judge_case", "judge_exact", "judge_groups", "run_student"]
 
@@ -110,6 +111,9 @@ def judge_case(name, ref_fn, case, outcome) -> Verdict:
         return Verdict(False, f"should raise {case.expect_error.__name__} for this input, "
                               "but returned a value")
     verdict = check(name, case, results, expected)
+    if not verdict.ok and in_single_precision(results) and right_at_float32_inputs(
+            case, lambda rounded: check(name, rounded, results, _expected(name, ref_fn, rounded)).ok):
+        return Verdict(True)  # right for the inputs float32 holds (kpca_ref.grading.precision)
     if not verdict.ok and verdict.code is None and not case.batch:
         mistake = diagnose(name, copy.deepcopy(case.positional(name)), results[0])
         if mistake is not None:

@@ -122,6 +122,16 @@ def rbf_kernel(X, Y, gamma):
     sq = ((X[:, None, :] - Y[None, :, :]) ** 2).sum(axis=2)
     return np.exp(-gamma * sq).astype(np.float32)
 ''',
+    "gamma_for_similarity_answer": '''
+def gamma_for_similarity(distance, similarity):
+    """In float32 throughout: near similarity 1 the rounding of s alone moves gamma by percents."""
+    if not distance > 0:
+        raise ValueError(f"distance must be > 0, got {distance}")
+    if not 0 < similarity < 1:
+        raise ValueError(f"similarity must be strictly between 0 and 1, got {similarity}")
+    d, s = np.float32(distance), np.float32(similarity)
+    return -np.log(s) / (d * d)
+''',
 }
 
 RBF_UNSQUARED = {
@@ -270,7 +280,8 @@ VARIANTS = {
         "lost": {},
     },
     "float32": {
-        "description": "correct, the map and the kernel matrices returned as float32",
+        "description": "correct, the map and the kernel matrices returned as float32, and "
+        "gamma computed in float32 (judged at the inputs float32 holds)",
         "cells": FLOAT32,
         "lost": {},
     },

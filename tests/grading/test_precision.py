@@ -1,0 +1,62 @@
+"""A float32 result is also judged at the inputs float32 holds; nothing else is."""
+
+from __future__ import annotations
+
+import io
+import math
+from contextlib import redirect_stdout
+
+import numpy as np
+
+from kpca_ref import gamma_for_similarity as reference
+from kpca_ref.grading.cases import Case
+from kpca_ref.grading.harness import judge_case, run_student
+from kpca_ref.grading.precision import in_single_precision, rounded_case
+
+F32 = np.float32
+#: an ill-conditioned case: gamma moves by 6% when s is stored in float32
+CASE = Case((1.7, 0.999999))
+
+
+def float32_gamma(distance, similarity):
+    return -np.log(F32(similarity)) / F32(distance) ** 2
+
+
+def judged(fn, case=CASE):
+    with redirect_stdout(io.StringIO()):
+        return judge_case("gamma_for_similarity", reference, case, run_student(fn, case))
+
+
+def test_the_case_is_one_float32_cannot_meet_at_the_given_inputs():
+    got, want = float(float32_gamma(*CASE.args)), reference(*CASE.args)
+    assert abs(got - want) > 0.01 * want  # off by more than any grading tolerance
+    assert rounded_case(CASE).args == (float(F32(1.7)), float(F32(0.999999)))
+
+
+def test_float32_result_right_at_float32_inputs_passes():
+    assert judged(float32_gamma).ok
+
+
+def test_the_same_numbers_as_float64_fail():
+    """The second comparison is for float32 results only: a float64 value that equals the
+    float32 answer is wrong for the inputs it was given."""
+    assert not judged(lambda d, s: float(float32_gamma(d, s))).ok
+
+
+def test_a_mistake_in_float32_still_fails():
+    assert not judged(lambda d, s: -np.log(F32(s)) / F32(d)).ok  # d, not d squared
+    assert not judged(lambda d, s: F32(1) - F32(s)).ok  # ln s taken as s - 1, no distance
+
+
+def test_inputs_without_floats_get_no_second_comparison():
+    assert rounded_case(Case((2, 3))) is None
+    assert rounded_case(Case((0.5, 0.25))) is None  # float32 holds these exactly
+    assert in_single_precision([F32(1.0), np.ones(2, dtype=F32)])
+    assert not in_single_precision([F32(1.0), 1.0])
+    assert not in_single_precision([])
+
+
+def test_a_reference_that_refuses_the_rounded_inputs_leaves_the_verdict():
+    """The rounded inputs may be refused (a similarity rounded to 1.0): no crash, no pass."""
+    case = Case((1.0, 1 - 1e-9))  # float32(1 - 1e-9) == 1.0, where gamma is 0 or refused
+    assert not judged(lambda d, s: F32(math.pi), case).ok
