@@ -29,6 +29,7 @@ from playwright.sync_api import expect
 
 from tests.browser import lab
 from tests.browser.hub import COURSE_ID, PS, make_hub
+from tests.support import nbgrading
 from tests.support.nbgrading import auto_points, hidden_test_lines, nb_meta, read_source, variants
 
 STUDENT, CLASSMATE = "ada", "bob"
@@ -40,10 +41,7 @@ ROW_ID = f"#nbgrader-{COURSE_ID}-{PS}"
 
 
 def solution_of(grade_id: str) -> str:
-    from kit.submitted import solution_text
-
-    return next(solution_text(c.source) for c in read_source(PS).cells
-                if nb_meta(c).get("grade_id") == grade_id)
+    return nbgrading.solution_of(PS, grade_id)
 
 
 @pytest.fixture(scope="module")

@@ -11,9 +11,8 @@ reference imported, and a forged grade in the kernel's output.
 
 from __future__ import annotations
 
-from kit.submitted import solution_text
 from kpca_ref import variants
-from tests.support.nbgrading import nb_meta, read_source
+from tests.support.nbgrading import read_source, solution_of
 
 PS0 = "ps0_high_dimensions"
 PS6 = "ps6_kernel_regression"
@@ -45,12 +44,6 @@ for _dir, _subdirs, _files in os.walk("/"):
 '''
 
 
-def solution(ps: str, grade_id: str) -> str:
-    """The instructor's answer cell as a student would type it."""
-    cell = next(c for c in read_source(ps).cells if nb_meta(c).get("grade_id") == grade_id)
-    return solution_text(cell.source)
-
-
 def other_id(ps: str, student: str) -> str:
     """A classmate's id whose numbers differ from ``student``'s in every family."""
     mine = variants._chosen(ps, student, variants.COURSE_ID)
@@ -72,7 +65,7 @@ def lecture_numbers_code(ps: str) -> str:
 
 def with_numbers(ps: str, line: str) -> dict[str, str]:
     """Every exact answer cell of ``ps``: ``line`` (which rebinds ``N``), then the solution."""
-    return {gid: line + solution(ps, gid) for gid in EXACT[ps]}
+    return {gid: line + solution_of(ps, gid) for gid in EXACT[ps]}
 
 
 def exact_lost(ps: str) -> dict[str, float]:
@@ -133,7 +126,7 @@ def catalogue(ps: str) -> dict[str, dict]:
         "zz_correct": {"cells": {}, "lost": {}},
     }
     cell, name, wrong = forged
-    source = solution(ps, cell) if wrong is None else solution(ps, cell) + wrong
+    source = solution_of(ps, cell) if wrong is None else solution_of(ps, cell) + wrong
     if wrong is None:  # ps6: a wrong prediction, the right everything else
         source = source.replace("pred_new = (N.k_new.T * beta_limit)[0]", "pred_new = sp.Integer(1)")
         assert "pred_new = sp.Integer(1)" in source

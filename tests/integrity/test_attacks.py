@@ -20,9 +20,8 @@ from kit.autograde import cell_scores, grade_class
 from kit.course import copy_course
 from kit.feedback import write_feedback
 from kit.release import release
-from kit.submitted import build_submission, lay
 from tests.integrity.attacks import AFTER, ALL, ATTACKS, PS
-from tests.support.nbgrading import auto_points, read_source
+from tests.support.nbgrading import auto_points, lay_submission, read_source
 
 POINTS = auto_points(read_source(PS))
 
@@ -34,10 +33,7 @@ def expected_scores(entry) -> dict[str, float]:
 
 
 def lay_entry(course, student, entry):
-    nb = build_submission(course, PS, entry["cells"])
-    if entry.get("edit"):
-        entry["edit"](nb)
-    lay(course, PS, student, nb)
+    lay_submission(course, PS, student, entry["cells"], entry.get("edit"))
 
 
 #: the judge's time per test cell while the catalogue is graded (slow_to_judge hits it)

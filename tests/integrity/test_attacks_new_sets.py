@@ -13,9 +13,8 @@ import pytest
 from kit.autograde import grade_class
 from kit.course import copy_course
 from kit.release import release
-from kit.submitted import build_submission, lay
 from tests.integrity.attacks_new_sets import PS0, PS6, catalogue
-from tests.support.nbgrading import auto_points, read_source
+from tests.support.nbgrading import auto_points, lay_submission, read_source
 
 SETS = (PS0, PS6)
 CATALOGUE = {ps: catalogue(ps) for ps in SETS}
@@ -28,10 +27,7 @@ def graded(tmp_path_factory):
     assert not release(course, list(SETS))
     for ps, entries in CATALOGUE.items():
         for student, entry in entries.items():
-            nb = build_submission(course, ps, entry["cells"])
-            if entry.get("edit"):
-                entry["edit"](nb)
-            lay(course, ps, student, nb)
+            lay_submission(course, ps, student, entry["cells"], entry.get("edit"))
     students = sorted({s for entries in CATALOGUE.values() for s in entries})
     outcomes = grade_class(course, list(SETS), students=students, workers=2, progress=False)
     return course, {(o.assignment, o.student): o for o in outcomes}

@@ -30,8 +30,14 @@ import pytest
 from kit.autograde import cell_scores, grade_class
 from kit.course import copy_course
 from kit.release import release
-from kit.submitted import build_submission, lay, solution_text
-from tests.support.nbgrading import auto_points, hidden_test_lines, nb_meta, read_source
+from kit.submitted import build_submission, lay
+from tests.support.nbgrading import (
+    auto_points,
+    hidden_test_lines,
+    nb_meta,
+    read_source,
+    solution_of,
+)
 
 PS = "ps1_circle_lift"
 MARK = "STASHED-INPUTS:"
@@ -72,8 +78,7 @@ def recover_circle(X):
 
 
 def _solution(cell_id: str) -> str:
-    cell = next(c for c in read_source(PS).cells if nb_meta(c).get("grade_id") == cell_id)
-    return solution_text(cell.source)
+    return solution_of(PS, cell_id)
 
 
 def leaking_cells() -> dict[str, str]:

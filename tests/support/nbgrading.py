@@ -10,7 +10,7 @@ import nbformat
 
 from kit.autograde import grade_class
 from kit.course import ASSIGNMENTS, REPO_ROOT, copy_course
-from kit.submitted import build_submission, lay
+from kit.submitted import build_submission, lay, solution_text
 
 
 def nb_meta(cell) -> dict:
@@ -19,6 +19,20 @@ def nb_meta(cell) -> dict:
 
 def read_source(assignment: str) -> nbformat.NotebookNode:
     return nbformat.read(REPO_ROOT / "source" / assignment / f"{assignment}.ipynb", as_version=4)
+
+
+def solution_of(assignment: str, grade_id: str) -> str:
+    """The instructor's answer cell ``grade_id`` as a student would type it."""
+    return next(solution_text(c.source) for c in read_source(assignment).cells
+                if nb_meta(c).get("grade_id") == grade_id)
+
+
+def lay_submission(course, assignment: str, student: str, cells: dict, edit=None) -> None:
+    """Hand in the release with ``cells`` filled (the solution elsewhere), then ``edit``."""
+    nb = build_submission(course, assignment, cells)
+    if edit is not None:
+        edit(nb)
+    lay(course, assignment, student, nb)
 
 
 def read_release(assignment: str) -> nbformat.NotebookNode:
