@@ -49,11 +49,10 @@ def pastes_classmate(course, assignment):
 def types_classmate_id(course, assignment):
     """A correct notebook worked on ada_reference's numbers: STUDENT_ID = "ada_reference"."""
     from kit.submitted import build_submission
+    from tests.support.nbgrading import type_student_id
 
     nb = build_submission(course, assignment)
-    for cell in nb.cells:
-        if cell.cell_type == "code" and 'STUDENT_ID = ""' in cell.source:
-            cell.source = cell.source.replace('STUDENT_ID = ""', 'STUDENT_ID = "ada_reference"')
+    type_student_id(nb, "ada_reference")
     return nb
 
 

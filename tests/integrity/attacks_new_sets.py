@@ -11,21 +11,31 @@ reference imported, and a forged grade in the kernel's output.
 
 from __future__ import annotations
 
+from kit.judge_plan import planned_calls
 from kpca_ref import variants
-from tests.support.nbgrading import read_source, solution_of
+from tests.support.nbgrading import (
+    auto_points,
+    exact_points,
+    nb_meta,
+    read_source,
+    solution_of,
+    type_student_id,
+)
 
 PS0 = "ps0_high_dimensions"
 PS6 = "ps6_kernel_regression"
 MIME = "application/vnd.kpca-probe+json"
 
-#: the exact answer cells of each problem set and their test cells' points
-EXACT = {
-    PS0: {"ball_exact_answer": ("test_ball_exact", 3.0),
-          "shell_exact_answer": ("test_shell_exact", 2.0),
-          "cap_exact_answer": ("test_cap_exact", 3.0)},
-    PS6: {"exact_steps_answer": ("test_exact_steps", 3.0),
-          "exact_fixed_point_answer": ("test_exact_fixed_point", 5.0)},
+#: the exact answer cells of each problem set and their test cells
+EXACT_TESTS = {
+    PS0: {"ball_exact_answer": "test_ball_exact", "shell_exact_answer": "test_shell_exact",
+          "cap_exact_answer": "test_cap_exact"},
+    PS6: {"exact_steps_answer": "test_exact_steps",
+          "exact_fixed_point_answer": "test_exact_fixed_point"},
 }
+#: ``{answer cell: (test cell, its points)}``, the points read from the source notebook
+EXACT = {ps: {cell: (test, exact_points(ps)[test]) for cell, test in tests.items()}
+         for ps, tests in EXACT_TESTS.items()}
 
 #: the variables of the first exact cell and the answers they hold
 REFERENCE_ITEMS = {
@@ -74,13 +84,7 @@ def exact_lost(ps: str) -> dict[str, float]:
 
 def type_id(student_id: str):
     """The edit of a student who types ``student_id`` into the identity cell."""
-
-    def edit(nb):
-        cell = next(c for c in nb.cells if c.get("id") == "student-id")
-        cell.source = cell.source.replace('STUDENT_ID = ""', f'STUDENT_ID = "{student_id}"')
-        assert student_id in cell.source
-
-    return edit
+    return lambda nb: type_student_id(nb, student_id)
 
 
 def forge_exact(name: str) -> str:
@@ -95,11 +99,11 @@ get_ipython().events.register("pre_run_cell", lambda *a: publish_display_data({{
 def catalogue(ps: str) -> dict[str, dict]:
     """The attacks on ``ps``, by student id."""
     if ps == PS0:
-        fn_cell, fn_test, fn_points = "ball_cube_ratio_answer", "test_ball_cube_ratio", 4.0
+        fn_cell, fn_test = "ball_cube_ratio_answer", "test_ball_cube_ratio"
         imported = "from kpca_ref import ball_cube_ratio\n"
         forged = ("ball_exact_answer", "ps0_ball_ratio", "ratio_mine = sp.Rational(1, 2)\n")
     else:
-        fn_cell, fn_test, fn_points = "kernel_ridge_answer", "test_kernel_ridge", 3.0
+        fn_cell, fn_test = "kernel_ridge_answer", "test_kernel_ridge"
         imported = "from kpca_ref import kernel_ridge\n"
         forged = ("exact_fixed_point_answer", "ps6_predict_new", None)
     first_exact = next(iter(EXACT[ps]))
@@ -115,7 +119,7 @@ def catalogue(ps: str) -> dict[str, dict]:
             "lost": exact_lost(ps)},
         "typed_classmate_id": {"cells": {}, "edit": type_id(other_id(ps, "typed_classmate_id")),
                                "lost": exact_lost(ps)},
-        "import_reference": {"cells": {fn_cell: imported}, "lost": {fn_test: fn_points}},
+        "import_reference": {"cells": {fn_cell: imported}, "lost": {fn_test: auto_points(read_source(ps))[fn_test]}},
         "reference_in_exact_cell": {"cells": {first_exact: reference_exact},
                                     "lost": {EXACT[ps][first_exact][0]: EXACT[ps][first_exact][1]}},
         # the reference is not in the grading kernel's environment: look for it on disk
@@ -137,10 +141,7 @@ def catalogue(ps: str) -> dict[str, dict]:
 
 def _points_of(ps: str, item: str) -> float:
     """The points the hidden test gives the exact item ``item``."""
-    import re
-
-    for cell in read_source(ps).cells:
-        found = re.search(rf'grade_exact\("{item}", \w+, points=([\d.]+)\)', cell.source)
-        if found:
-            return float(found.group(1))
-    raise KeyError(item)
+    return next(points for cell in read_source(ps).cells
+                if nb_meta(cell).get("grade") and not nb_meta(cell).get("solution")
+                for kind, name, points in planned_calls(cell.source)
+                if kind == "grade_exact" and name == item)

@@ -35,6 +35,12 @@ def lay_submission(course, assignment: str, student: str, cells: dict, edit=None
     lay(course, assignment, student, nb)
 
 
+def type_student_id(nb, student_id: str) -> None:
+    """The student types ``student_id`` into the notebook's identity cell."""
+    cell = next(c for c in nb.cells if c.cell_type == "code" and 'STUDENT_ID = ""' in c.source)
+    cell.source = cell.source.replace('STUDENT_ID = ""', f'STUDENT_ID = "{student_id}"')
+
+
 def read_release(assignment: str) -> nbformat.NotebookNode:
     return nbformat.read(REPO_ROOT / "release" / assignment / f"{assignment}.ipynb", as_version=4)
 
