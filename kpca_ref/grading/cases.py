@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kpca_probe.functions import k_linear, k_poly, k_rbf  # noqa: F401  (re-exported)
-from kpca_ref.tolerances import GRADING_ATOL_SCALE, GRADING_RTOL
+from kpca_ref.tolerances import FLOAT32_UNDERFLOW, GRADING_ATOL_SCALE, GRADING_RTOL
 
 __all__ = ["PARAMS", "Case", "Group", "groups", "names", "salted"]  # plus the input makers below
 
@@ -82,6 +82,9 @@ class Case:
         The call. Optional contract parameters are passed by keyword.
     rtol, atol, atol_scale, per_column
         Passed to :func:`kpca_ref.grading.compare.allclose` for float results.
+    float32_floor
+        The absolute floor a float32 result gets on top (see
+        :func:`kpca_ref.grading.compare.underflow_floor`); float64 results get none.
     expect_error
         The reference raises this exception type here; the student must too.
     batch
@@ -94,6 +97,7 @@ class Case:
     atol: object = None
     atol_scale: float = GRADING_ATOL_SCALE
     per_column: bool = False
+    float32_floor: float = FLOAT32_UNDERFLOW
     expect_error: type | None = None
     batch: list = field(default_factory=list)
 

@@ -84,7 +84,7 @@ def _check_plain(result, expected, case) -> Verdict:
         return PASS if got == int(expected) else Verdict(False, f"wrong count ({got})")
     want = np.array(expected, dtype=np.float64)
     got = as_float_array(result, want.shape)
-    tol = {**_tol(case), "floor": underflow_floor(result)}
+    tol = {**_tol(case), "floor": underflow_floor(result, case.float32_floor)}
     if allclose(got, want, **tol):
         return PASS
     return Verdict(False, mismatch_report(got, want, **tol))

@@ -152,12 +152,13 @@ def _grid(value) -> np.ndarray:
     return arr.reshape(arr.shape[0], -1) if arr.ndim > 2 else arr
 
 
-def underflow_floor(result) -> float:
+def underflow_floor(result, single_floor: float = FLOAT32_UNDERFLOW) -> float:
     """The absolute floor a student's ``result`` earns by its precision.
 
     A float32 result (array, scalar, or a list or tuple of float32 scalars) cannot hold
-    magnitudes below float32's smallest normal number, so it gets
-    :data:`kpca_ref.tolerances.FLOAT32_UNDERFLOW`; anything else gets 0.
+    magnitudes below float32's smallest normal number, so it gets ``single_floor``
+    (:data:`kpca_ref.tolerances.FLOAT32_UNDERFLOW` unless a case asks for more);
+    anything else gets 0.
 
     >>> underflow_floor(np.float32(0.0)) > 0, underflow_floor(0.0), underflow_floor([1.0])
     (True, 0.0, 0.0)
@@ -166,7 +167,7 @@ def underflow_floor(result) -> float:
         single = np.asarray(result).dtype == np.float32
     except Exception:  # noqa: BLE001 - an unreadable value earns nothing
         return 0.0
-    return FLOAT32_UNDERFLOW if single else 0.0
+    return single_floor if single else 0.0
 
 
 def _entry_checks(actual, expected, rtol, atol, per_column, atol_scale, floor=0.0):

@@ -81,7 +81,11 @@ def _ball32(m):
 
     if isinstance(m, sp.Integer):
         return ref(m)
-    return F32(ref(m))
+    if m < 1:
+        raise ValueError("m must be at least 1")
+    # the formula as it reads: the denominator overflows float32 from m = 49 on
+    with np.errstate(over="ignore"):
+        return F32(np.pi) ** F32(m / 2) / (F32(math.gamma(m / 2 + 1)) * F32(2) ** F32(m))
 
 
 def _shell32(m, eps):

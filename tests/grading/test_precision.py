@@ -60,3 +60,32 @@ def test_a_reference_that_refuses_the_rounded_inputs_leaves_the_verdict():
     """The rounded inputs may be refused (a similarity rounded to 1.0): no crash, no pass."""
     case = Case((1.0, 1 - 1e-9))  # float32(1 - 1e-9) == 1.0, where gamma is 0 or refused
     assert not judged(lambda d, s: F32(math.pi), case).ok
+
+
+# ------------------------------------------------- the ball's share past float32's range
+def float32_ball(m, gamma_argument=1):
+    """The formula as it reads, in float32: its denominator overflows from m = 49 on."""
+    return F32(np.pi) ** F32(m / 2) / (F32(math.gamma(m / 2 + gamma_argument)) * F32(2) ** F32(m))
+
+
+def test_the_formula_as_written_in_float32_passes_the_large_m_group_for_every_m():
+    from kpca_ref import ball_cube_ratio
+    from kpca_ref.grading.cases import groups
+
+    template = next(g for g in groups("ball_cube_ratio") if g.label == "m up to 150").cases[0]
+    with np.errstate(over="ignore"):
+        for m in range(40, 151):
+            case = Case((m,), **{k: getattr(template, k) for k in
+                                 ("rtol", "atol_scale", "float32_floor")})
+            right = judge_case("ball_cube_ratio", ball_cube_ratio, case,
+                               run_student(float32_ball, case))
+            wrong = judge_case("ball_cube_ratio", ball_cube_ratio, case,
+                               run_student(lambda k: float32_ball(k, 0), case))
+            as_float64 = judge_case("ball_cube_ratio", ball_cube_ratio, case,
+                                    run_student(lambda k: float(float32_ball(k)), case))
+            assert right.ok, f"m = {m}: {right.message}"
+            # Gamma(m/2) in float32 fails until it drops below the floor (m = 50 on; the
+            # small-m groups fail it anyway); the float32 numbers handed back as float64,
+            # which holds every share up to m = 150, are wrong from m = 49 on
+            assert wrong.ok == (m >= 50), f"m = {m}"
+            assert as_float64.ok == (m < 49), f"m = {m}"
