@@ -16,8 +16,7 @@ import sympy as sp
 
 from kpca_ref.grading.cases import Case, Group, rng
 from kpca_ref.grading.mistake_match import first_match, floats
-from kpca_ref.tolerances import (ANGLE_ROUNDOFF_DEG, FLOAT32_BALL_FLOOR,
-                                  GRADING_ENTRYWISE_ATOL_SCALE)
+from kpca_ref.tolerances import ANGLE_ROUNDOFF_DEG, FLOAT32_BALL_FLOOR, GRADING_ENTRYWISE_ATOL_SCALE
 
 __all__ = ["BUILDERS", "MESSAGES", "rules"]
 
