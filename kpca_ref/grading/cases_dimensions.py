@@ -87,13 +87,36 @@ def _unit(r, m):
     return v / np.linalg.norm(v)
 
 
+def _past_one(U, v) -> bool:
+    """Whether a cosine of ``U``'s rows with ``v`` lands past +-1 in round-off, computed
+    either way students do: dot over both norms, or the dot of the normalised vectors."""
+    both = (U @ v) / (np.linalg.norm(U, axis=1) * np.linalg.norm(v))
+    unit = (U / np.linalg.norm(U, axis=1)[:, None]) @ (v / np.linalg.norm(v))
+    return bool((np.abs(both) > 1).any() and (np.abs(unit) > 1).any())
+
+
+def _parallel_rows(r):
+    """Rows that are multiples of a drawn ``v``, and ``v``: their cosine is +-1 up to
+    round-off. ``v`` is drawn until both usual ways of computing the cosine land past +-1
+    on some row, so an unclipped arccos gives nan for every student (with 30 rows and no
+    such check, 1 student in 60 drew rows where it did not). Two short rows
+    (``|row| |v| = 1/2``) keep a cosine not divided by the row's norm inside [-1, 1], so
+    that mistake shows for every draw too, not only when ``v`` came out short.
+    """
+    scales = np.concatenate([r.uniform(0.1, 10.0, 40), -r.uniform(0.1, 10.0, 40)])
+    for _ in range(100):
+        v = r.standard_normal(7) * 3.7
+        rows = np.outer(np.concatenate([scales, [0.5, -0.5] / (v @ v)]), v)
+        if _past_one(rows, v):
+            break
+    return rows, v
+
+
 def angles_deg():
     r = rng(304)
     v3 = r.standard_normal(3) * 2.5
     v30 = r.standard_normal(30)
-    # multiples of v: their cosine is 1 or -1 up to round-off, often just past it
-    scales = np.concatenate([r.uniform(0.1, 10.0, 15), -r.uniform(0.1, 10.0, 15)])
-    vp = r.standard_normal(7) * 3.7
+    parallel = [_parallel_rows(r) for _ in range(3)]
     return [
         Group("axes: 0, 90 and 180 degrees", [Case((
             np.array([[2.0, 0.0, 0.0], [0.0, 1.0, 0.0], [-1.0, 0.0, 0.0], [1.0, 1.0, 0.0]]),
@@ -103,7 +126,7 @@ def angles_deg():
             Case((r.standard_normal((50, 30)), v30)),
             Case((r.standard_normal((10, 300)), r.standard_normal(300)))]),
         Group("rows parallel to v (round-off past |cos| = 1)", [
-            Case((np.outer(scales, vp), vp), atol=ANGLE_ROUNDOFF_DEG)]),
+            Case((rows, v), atol=ANGLE_ROUNDOFF_DEG) for rows, v in parallel]),
         Group("shapes that do not fit, or a zero vector, raise ValueError", [
             Case((np.ones((3, 4)), np.ones(3)), expect_error=ValueError),
             Case((np.ones((3, 2)), np.zeros(2)), expect_error=ValueError)]),

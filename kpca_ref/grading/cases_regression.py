@@ -27,6 +27,23 @@ def _bound(K) -> float:
     return 2.0 / float(np.linalg.eigvalsh(K)[-1])
 
 
+def _steps_short_of_convergence(K, y, alpha, most=200, share=0.02) -> int:
+    """The step count (10 to ``most``) at which ``alpha``'s iteration is still ``share``
+    (relative) away from its fixed point ``K^-1 y``.
+
+    A draw that converges fast is at its fixed point after 200 steps, and there the
+    sequential sweep and a step count off by one agree with it: whether they passed
+    depended on the student's draw (2 in 300 salts). Stopping short keeps the path in view.
+    """
+    target = np.linalg.solve(K, y)
+    beta = np.zeros(len(y))
+    for step in range(1, most + 1):
+        beta = beta + alpha * (y - K @ beta)
+        if step >= 10 and np.linalg.norm(beta - target) < share * np.linalg.norm(target):
+            return step
+    return most
+
+
 def _problem(r, n, d=1, kind="cubic", scale=0.7):
     X = scale * r.standard_normal((n, d))
     K = _cubic(X, X) if kind == "cubic" else rbf(X, X, 0.8)
@@ -64,7 +81,8 @@ def gd_dual_fit():
     return [
         Group("a few steps on a small kernel matrix", [Case((K, y, 0.5 * _bound(K), 3))]),
         Group("one step (beta = alpha y)", [Case((K8, y8, 0.3, 1))]),
-        Group("many steps, converging", [Case((K8, y8, 0.9 * _bound(K8), 200))]),
+        Group("many steps, converging", [Case((K8, y8, 0.9 * _bound(K8), _steps_short_of_convergence(
+            K8, y8, 0.9 * _bound(K8))))]),
         Group("zero steps", [Case((K, y, 0.1, 0))]),
         Group("n = 60", [Case((K60, y60, 0.5 * _bound(K60), 20))]),
         Group("bad input raises ValueError (shapes, alpha <= 0, steps < 0)", [
