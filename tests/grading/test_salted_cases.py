@@ -17,7 +17,7 @@ from kpca_ref.grading import cases
 from tests.grading.alternatives import ALTERNATIVES
 from tests.grading.conftest import reference
 from tests.grading.float32_alternatives import FLOAT32
-from tests.grading.mistaken import WRONG
+from tests.grading.mistaken import MISTAKEN, WRONG
 from tests.grading.test_float32 import FLOAT32_LIMITS
 from tests.grading.test_float32 import _failed_groups as _failed
 
@@ -34,6 +34,30 @@ def test_correct_codes_earn_everything_and_mistakes_lose_on_salted_cases(name, s
         if name in FLOAT32:
             assert _failed(name, FLOAT32[name]) <= FLOAT32_LIMITS.get(name, set())
         assert _failed(name, WRONG[name]), f"{name}: the classic mistake passed every group"
+
+
+#: more students than SALTS: the groups a submission passes must not hang on its draw
+FAIRNESS_SALTS = [salt_words(b"f" * 64, "ps", f"student{i}") for i in range(12)]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_submission_in_the_tables_passes_the_same_groups_for_every_student(name):
+    """The same code earns the same groups whatever a student's hidden inputs: measured
+    over the fixed cases and 12 salts, for the reference, the correct-but-different and
+    float32 codes, and every classic mistake. Draws that decided by luck were found this
+    way: float32 products of the ball formula overflowing at m = 49 to 62, a gradient
+    descent run long enough that a sequential sweep reached the same fixed point, and
+    parallel rows whose cosines all stayed within [-1, 1] for an unclipped arccos."""
+    codes = [("reference", reference(name)), ("correct, different", ALTERNATIVES[name])]
+    codes += [("float32", FLOAT32[name])] if name in FLOAT32 else []
+    codes += [(f"mistake {code}", fn) for fn_name, code, fn in MISTAKEN if fn_name == name]
+    for label, fn in codes:
+        outcomes = {"fixed": _failed(name, fn)}
+        for i, salt in enumerate(FAIRNESS_SALTS):
+            with cases.salted(salt):
+                outcomes[f"student{i}"] = _failed(name, fn)
+        distinct = {frozenset(v) for v in outcomes.values()}
+        assert len(distinct) == 1, f"{name}, {label}: failed groups differ by draw: {outcomes}"
 
 
 def test_salted_inputs_differ_from_the_fixed_ones_and_repeat_for_one_salt():

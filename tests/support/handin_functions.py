@@ -1,0 +1,52 @@
+"""The contract functions a hand-in of ``tests/submissions`` defines, run in this process.
+
+The pipeline tests grade each hand-in once, under one student's hidden inputs. To see that
+the same code earns the same groups under any student's inputs, the grading tests call the
+hand-in's functions directly: the source notebook's code cells run in order with the hand-in's
+answer cells (the solution elsewhere), leaving out the test cells and the cells that only
+compute or plot (no ``def`` and no ``import``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+
+from kit.course import REPO_ROOT
+from kit.submitted import solution_text
+from kpca_ref.grading import cases
+from tests.support.nbgrading import nb_meta, read_source, variants
+
+
+def _runs(cell) -> bool:
+    meta = nb_meta(cell)
+    return cell.cell_type == "code" and not (meta.get("grade") and not meta.get("solution"))
+
+
+def handin_functions(assignment: str, cells: dict[str, str]) -> dict:
+    """``{contract name: function}`` defined by the notebook with ``cells`` typed in."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    namespace: dict = {}
+    here = os.getcwd()
+    os.chdir(REPO_ROOT / "source" / assignment)
+    try:
+        for cell in filter(_runs, read_source(assignment).cells):
+            gid = nb_meta(cell).get("grade_id")
+            code = cells[gid] if gid in cells else solution_text(cell.source)
+            if "def " not in code and "import" not in code:
+                continue
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(Exception):
+                exec(compile(code, f"<{assignment}:{gid}>", "exec"), namespace)  # noqa: S102
+    finally:
+        os.chdir(here)
+    return {name: fn for name, fn in namespace.items()
+            if name in cases.names() and callable(fn) and hasattr(fn, "__code__")
+            and fn.__code__.co_filename.startswith(f"<{assignment}:")}
+
+
+def handins(assignment: str) -> dict[str, dict[str, str]]:
+    """``{name: answer cells}`` of the hand-ins of ``assignment``, the solution included."""
+    return {"solution": {}, **{name: v["cells"] for name, v in variants(assignment).items()}}
