@@ -77,7 +77,7 @@ ROSTER = {
                   "ps5_kernel_pca": "loops", "ps6_kernel_regression": "loops"},
     "kim_rewrites": {"ps1_circle_lift": "eig_instead_of_svd", "ps2_feature_maps": "other_order",
                      "ps3_mercer": "sympy_psd_uniform_search", "ps4_centering": "other_forms",
-                     "ps5_kernel_pca": "eig_flipped_signs",
+                     "ps5_kernel_pca": "svd_flipped_signs",
                      "ps6_kernel_regression": "other_routes"},
     "lea_partial": {"ps1_circle_lift": "solution", "ps2_feature_maps": "solution"},
     "max_loops_forever": {"ps2_feature_maps": "never_terminates"},

@@ -217,25 +217,22 @@ def distances_to_mean(K):
 
 
 def kpca_fit(Kc, l):
-    """numpy.linalg.eig (general solver), every sign flipped, clusters re-orthonormalised."""
+    """numpy.linalg.svd (Kc symmetric: the singular vectors are eigenvectors, the signs of
+    the eigenvalues come from u_i . v_i), every sign flipped. (numpy.linalg.eig is no
+    correct route: for a repeated eigenvalue it can return one eigenvector twice.)"""
     Kc = np.asarray(Kc, dtype=float)
     if Kc.ndim != 2 or Kc.shape[0] != Kc.shape[1] or not np.allclose(Kc, Kc.T) or l < 1:
         raise ValueError("Kc must be a symmetric square matrix and l a positive integer")
-    w, V = np.linalg.eig(Kc)
-    w, V = w.real, V.real
-    order = np.argsort(-w)
-    w, V = w[order], V[:, order]
+    U, s, Vt = np.linalg.svd(Kc)
+    w = s * np.sign(np.sum(U * Vt.T, axis=0))
+    order = np.argsort(-w, kind="stable")
+    w, V = w[order], U[:, order]
     top = np.abs(w).max()
     if w.min() < -1e-8 * top:
         raise ValueError("Kc is not positive semidefinite")
     if np.sum(w > 1e-9 * top) < l:
         raise ValueError(f"fewer than {l} positive eigenvalues")
     mu, a = w[:l], -V[:, :l]
-    start = 0
-    for j in range(1, l + 1):  # Gram-Schmidt within each run of equal eigenvalues
-        if j == l or abs(mu[j] - mu[start]) > 1e-6 * top:
-            a[:, start:j] = np.linalg.qr(a[:, start:j])[0]
-            start = j
     return list(mu), a / np.sqrt(mu)
 
 

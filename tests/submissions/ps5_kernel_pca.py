@@ -100,8 +100,11 @@ def kpca_transform(K_new, K_train, alpha):
     return Z
 '''
 
-# ------------------------------------------- correct, np.linalg.eig and signs flipped by hand
-EIG_FIT = '''
+# ------------------------------------------- correct, an SVD instead of eigh, signs flipped
+# (np.linalg.eig is no correct route: for a repeated eigenvalue of a symmetric matrix it can
+# return one eigenvector twice, as it did for 1 student's hidden inputs in 100, and then no
+# orthonormalising recovers the eigenspace)
+SVD_FIT = '''
 def kpca_fit(Kc, l):
     Kc = np.asarray(Kc, dtype=float)
     if Kc.ndim != 2 or Kc.shape[0] != Kc.shape[1]:
@@ -110,19 +113,16 @@ def kpca_fit(Kc, l):
         raise ValueError("l must be a positive integer")
     if not np.allclose(Kc, Kc.T, rtol=0, atol=1e-10 * max(1.0, np.abs(Kc).max())):
         raise ValueError("Kc must be symmetric")
-    values, vectors = np.linalg.eig(Kc)          # general solver: unsorted, maybe complex
-    values, vectors = values.real, vectors.real
-    order = np.argsort(-values)
-    values, vectors = values[order], vectors[:, order]
+    U, s, Vt = np.linalg.svd(Kc)   # symmetric: s = |eigenvalues|, v_i = sign(mu_i) u_i
+    values = s * np.sign(np.sum(U * Vt.T, axis=0))
+    order = np.argsort(-values, kind="stable")
+    values, vectors = values[order], U[:, order]
     scale = np.abs(values).max()
     if values.min() < -1e-8 * scale:
         raise ValueError("Kc is not positive semidefinite")
     if np.count_nonzero(values > 1e-10 * scale) < l:
         raise ValueError("fewer than l positive eigenvalues")
-    # eig does not orthogonalise eigenvectors of a repeated eigenvalue: Gram-Schmidt (QR)
-    # keeps every direction of a simple eigenvalue and orthonormalises within repeated ones
-    q, _ = np.linalg.qr(vectors[:, :l])
-    return values[:l], -q / np.sqrt(values[:l])   # and the opposite signs, for good measure
+    return values[:l], -vectors[:, :l] / np.sqrt(values[:l])   # the opposite signs, too
 '''
 
 FLIPPED_3PT = '''
@@ -418,12 +418,12 @@ VARIANTS = {
         },
         "lost": {},
     },
-    "eig_flipped_signs": {
-        "description": "correct, np.linalg.eig instead of eigh (sorted, orthonormalised "
-        "within repeated eigenvalues) with every coefficient vector's sign flipped; exact "
+    "svd_flipped_signs": {
+        "description": "correct, np.linalg.svd instead of eigh (the eigenvalues' signs read "
+        "from the singular vectors) with every coefficient vector's sign flipped; exact "
         "answers with other signs per component",
         "cells": {
-            "kpca_fit_answer": EIG_FIT,
+            "kpca_fit_answer": SVD_FIT,
             "exact_3pt_answer": FLIPPED_3PT,
             "exact_new_point_answer": FLIPPED_NEW,
         },
