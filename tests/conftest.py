@@ -22,7 +22,9 @@ def demo_run(tmp_path_factory):
     """
     from kit import demo
     from kit.course import copy_course
+    from tests.support.nbgrading import pin_secret
 
     course = copy_course(tmp_path_factory.mktemp("demo"))
+    pin_secret(course)
     outcomes = demo.run(course, workers=2)
     return course, outcomes

@@ -12,6 +12,19 @@ from kit.autograde import grade_class
 from kit.course import ASSIGNMENTS, REPO_ROOT, copy_course
 from kit.submitted import build_submission, lay, solution_text
 
+#: The grading secret of the courses that grade the hand-ins and the demo class. It is
+#: fixed so that a run repeats: each student's hidden inputs hang on it, and a failure
+#: must not come and go with a random one. Every hand-in must score the same under any
+#: secret; tests/grading/test_fair_draws.py checks that over many salts.
+TEST_SECRET = "6b7063612d746573742d7365637265742d6f662d7468652d68616e642d696e73"
+
+
+def pin_secret(course) -> None:
+    """Give ``course`` the fixed :data:`TEST_SECRET` (readable by its owner only)."""
+    path = course.root / ".grading_secret"
+    path.write_text(TEST_SECRET + "\n", encoding="ascii")
+    path.chmod(0o600)
+
 
 def nb_meta(cell) -> dict:
     return cell.get("metadata", {}).get("nbgrader", {})
@@ -116,6 +129,7 @@ def graded_submissions(demo_run, tmp_root: Path) -> dict[str, dict[str, dict[str
                 LINES.setdefault(assignment, {})[what] = judge_lines(
                     demo_course, assignment, student)
     course = copy_course(Path(tmp_root), ASSIGNMENTS)
+    pin_secret(course)
     api = course.api()
     todo: dict[str, list[str]] = {}
     for assignment in ASSIGNMENTS:
