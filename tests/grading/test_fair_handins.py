@@ -38,3 +38,13 @@ def test_each_handin_passes_the_same_groups_whatever_the_students_inputs(ps):
                 unfair.append(f"{name}.{fname}: {draws}")
     assert checked >= len(handins(ps)), f"{ps}: functions of the hand-ins were not found"
     assert not unfair, "failed groups differ by student:\n" + "\n".join(unfair)
+
+
+def test_running_the_notebooks_cells_leaves_the_process_as_it_was():
+    import warnings
+
+    import numpy as np
+
+    before = (np.get_printoptions(), np.geterr(), list(warnings.filters))
+    handin_functions("ps3_mercer", {})  # its cells set print options, errors and warnings
+    assert (np.get_printoptions(), np.geterr(), list(warnings.filters)) == before

@@ -4,7 +4,10 @@ The pipeline tests grade each hand-in once, under one student's hidden inputs. T
 the same code earns the same groups under any student's inputs, the grading tests call the
 hand-in's functions directly: the source notebook's code cells run in order with the hand-in's
 answer cells (the solution elsewhere), leaving out the test cells and the cells that only
-compute or plot (no ``def`` and no ``import``).
+compute or plot (no ``def`` and no ``import``). What the cells set for the whole process
+(numpy's print options and error handling, warning filters, random states, matplotlib's
+settings, the working folder) is put back afterwards, so later tests in the same process
+(the doctests of ``kpca_ref`` print arrays) see none of it.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import random
+import warnings
 
 from kit.course import REPO_ROOT
 from kit.submitted import solution_text
@@ -27,21 +32,26 @@ def _runs(cell) -> bool:
 def handin_functions(assignment: str, cells: dict[str, str]) -> dict:
     """``{contract name: function}`` defined by the notebook with ``cells`` typed in."""
     import matplotlib
+    import numpy as np
 
     matplotlib.use("Agg")
     namespace: dict = {}
-    here = os.getcwd()
+    here, np_state, py_state = os.getcwd(), np.random.get_state(), random.getstate()
     os.chdir(REPO_ROOT / "source" / assignment)
     try:
-        for cell in filter(_runs, read_source(assignment).cells):
-            gid = nb_meta(cell).get("grade_id")
-            code = cells[gid] if gid in cells else solution_text(cell.source)
-            if "def " not in code and "import" not in code:
-                continue
-            with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(Exception):
-                exec(compile(code, f"<{assignment}:{gid}>", "exec"), namespace)  # noqa: S102
+        with (np.printoptions(**np.get_printoptions()), np.errstate(**np.geterr()),
+              warnings.catch_warnings(), matplotlib.rc_context()):
+            for cell in filter(_runs, read_source(assignment).cells):
+                gid = nb_meta(cell).get("grade_id")
+                code = cells[gid] if gid in cells else solution_text(cell.source)
+                if "def " not in code and "import" not in code:
+                    continue
+                with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(Exception):
+                    exec(compile(code, f"<{assignment}:{gid}>", "exec"), namespace)  # noqa: S102
     finally:
         os.chdir(here)
+        np.random.set_state(np_state)
+        random.setstate(py_state)
     return {name: fn for name, fn in namespace.items()
             if name in cases.names() and callable(fn) and hasattr(fn, "__code__")
             and fn.__code__.co_filename.startswith(f"<{assignment}:")}
