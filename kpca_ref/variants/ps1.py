@@ -10,11 +10,13 @@ Families:
 ``triple``
     three lattice points ``N.P1, N.P2, N.P3`` (1 x 2 rows) whose covariance matrix
     (divisor 3) has rational eigenvalues; one triple per distinct pair of variances, so
-    no two candidates share an answer (131 candidates).
+    no two candidates share an answer, and none has its mean at the origin (where
+    forgetting to centre changes nothing).
 ``circle``
     a circle with integer centre ``(N.a, N.b)`` and radius ``N.r``, and a lattice point
     ``N.Q`` near it, never on it: ``phi(Q) . u`` is the power of the point, negative
-    inside the circle and positive outside (143 candidates).
+    inside the circle and positive outside. No centre is the origin, where the sign of
+    the centre's entries in ``u`` would not show.
 """
 
 from __future__ import annotations
@@ -68,7 +70,10 @@ def _triples() -> list[dict]:
     by_pair: dict = {}
     for triple in itertools.combinations(grid, 3):
         found = _variances(triple)
-        if found is not None and found != lecture:
+        centred = sum(x for x, _ in triple) == 0 and sum(y for _, y in triple) == 0
+        # a triple whose mean is the origin has the same variances uncentred: forgetting to
+        # centre would earn the item
+        if found is not None and found != lecture and not centred:
             by_pair.setdefault(found, []).append(triple)
     chosen = []
     for k, pair in enumerate(sorted(by_pair)):  # one triple per pair, spread over the grid
@@ -83,7 +88,8 @@ def _circles() -> list[dict]:
     offsets = [(dx, dy) for dx in range(-3, 4) for dy in range(-3, 4) if (dx, dy) != (0, 0)]
     found = []
     for a, b, r in itertools.product(range(-2, 4), range(-2, 4), (2, 3, 4, 5)):
-        if (a, b, r) == (1, 2, 3):
+        if (a, b, r) == (1, 2, 3) or (a, b) == (0, 0):
+            # the lecture's circle; a centre at the origin makes u the same with +2a, +2b
             continue
         usable = [o for o in offsets if o[0] ** 2 + o[1] ** 2 != r * r
                   and (a + o[0], b + o[1]) not in ((4, 2), (0, 0), (0, 1), (1, 0), (1, 1))]
