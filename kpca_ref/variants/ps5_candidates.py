@@ -138,9 +138,12 @@ def _polys() -> list[dict]:
         mu_x, mu_q, _ = _poly_exact(xs, c1, c2)
         if mu_x == mu_q or max(mu_x, mu_q) > _MAX_POLY_EIGENVALUE:
             continue  # a repeated eigenvalue leaves the coordinates undetermined
-        # no answer may equal the lecture's: eigenvalues, coordinates (up to sign), error
+        # no answer may equal the lecture's: eigenvalues, coordinates (up to sign), error;
+        # and the two coordinates must differ in size, or listing them in ascending order
+        # (a classic mistake) gives the same answer up to sign
         usable = [x for x in _NEW_POINTS if x not in xs and not any(
-            a == b for a, b in zip(_poly_key(xs, c1, c2, x), taken))]
+            a == b for a, b in zip(_poly_key(xs, c1, c2, x), taken))
+            and len(set(_poly_key(xs, c1, c2, x)[1])) == 2]
         if not usable:
             continue
         start = (3 * kernels) % len(usable)

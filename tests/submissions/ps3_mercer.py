@@ -278,8 +278,8 @@ VARIANTS = {
         "diagnoses": {"min_eig_exp_plus_tests": "scale_dropped"},
     },
     "exp_not_squared": {
-        "description": "Part 2 (c) with |t1 - t2| in the exponent, not its square (this id has "
-                       "|t1 - t2| = 2) [diagnosis: difference_not_squared]",
+        "description": "Part 2 (c) with |t1 - t2| in the exponent, not its square (every "
+                       "student's |t1 - t2| is 2 or 3) [diagnosis: difference_not_squared]",
         "cells": {"min_eig_exp_plus_answer": EXP_PLUS_MISTAKES["difference_not_squared"]},
         "lost": {"min_eig_exp_plus_tests": 2.0},
         "diagnoses": {"min_eig_exp_plus_tests": "difference_not_squared"},

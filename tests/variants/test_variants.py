@@ -193,3 +193,22 @@ def test_readme_lists_every_family_with_its_count():
 
     readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
     assert counts_table() in readme, "run: python -m kit.variants --counts, paste into README"
+
+
+def test_no_classic_mistake_gives_the_right_answer_on_any_candidate(ps):
+    """A named mistake that lands on the right value for some candidates would earn those
+    students the item: the exponent with |t - t'| for its square when |t - t'| = 1, a
+    dropped scale s = 1, a sign slip in u for a circle centred at the origin, forgetting to
+    centre points whose mean is the origin. Every candidate of each family is tried, with
+    the lecture's other numbers."""
+    mod = variants.module(ps)
+    hits = collections.Counter()
+    for family, pairs in candidate_answers(ps).items():
+        items = {name for name, fams in mod.ITEMS.items() if family in fams}
+        for candidate, right in pairs:
+            found = mod.mistakes(with_candidate(ps, family, candidate))
+            for item in items & set(found):
+                for code, _text, value in found[item]:
+                    if _judge_exact(value, right[item], item in mod.UP_TO_SIGN).ok:
+                        hits[(item, code)] += 1
+    assert not hits, f"{ps}: mistakes equal to the right answer (candidates): {dict(hits)}"
