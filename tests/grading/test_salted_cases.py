@@ -18,25 +18,13 @@ from tests.grading.alternatives import ALTERNATIVES
 from tests.grading.conftest import reference
 from tests.grading.float32_alternatives import FLOAT32
 from tests.grading.mistaken import MISTAKEN, WRONG
-from tests.grading.test_float32 import FLOAT32_LIMITS
 from tests.grading.test_float32 import _failed_groups as _failed
 
 SALTS = [salt_words(b"x" * 64, "ps", f"student{i}") for i in range(5)]
 NAMES = cases.names()
 
 
-@pytest.mark.parametrize("salt", SALTS, ids=[f"salt{i}" for i in range(len(SALTS))])
-@pytest.mark.parametrize("name", NAMES)
-def test_correct_codes_earn_everything_and_mistakes_lose_on_salted_cases(name, salt):
-    with cases.salted(salt):
-        assert _failed(name, reference(name)) == set()
-        assert _failed(name, ALTERNATIVES[name]) == set()
-        if name in FLOAT32:
-            assert _failed(name, FLOAT32[name]) <= FLOAT32_LIMITS.get(name, set())
-        assert _failed(name, WRONG[name]), f"{name}: the classic mistake passed every group"
-
-
-#: more students than SALTS: the groups a submission passes must not hang on its draw
+#: students whose draws are compared: the groups a submission passes must not hang on its draw
 FAIRNESS_SALTS = [salt_words(b"f" * 64, "ps", f"student{i}") for i in range(12)]
 
 
@@ -44,7 +32,8 @@ FAIRNESS_SALTS = [salt_words(b"f" * 64, "ps", f"student{i}") for i in range(12)]
 def test_every_submission_in_the_tables_passes_the_same_groups_for_every_student(name):
     """The same code earns the same groups whatever a student's hidden inputs: measured
     over the fixed cases and 12 salts, for the reference, the correct-but-different and
-    float32 codes, and every classic mistake. Draws that decided by luck were found this
+    float32 codes (which pass every group) and every classic mistake (the wrong version of
+    each function fails some group). Draws that decided by luck were found this
     way: float32 products of the ball formula overflowing at m = 49 to 62, a gradient
     descent run long enough that a sequential sweep reached the same fixed point, and
     parallel rows whose cosines all stayed within [-1, 1] for an unclipped arccos."""
@@ -58,6 +47,10 @@ def test_every_submission_in_the_tables_passes_the_same_groups_for_every_student
                 outcomes[f"student{i}"] = _failed(name, fn)
         distinct = {frozenset(v) for v in outcomes.values()}
         assert len(distinct) == 1, f"{name}, {label}: failed groups differ by draw: {outcomes}"
+        if not label.startswith("mistake"):
+            assert outcomes["fixed"] == set(), f"{name}, {label} lost {outcomes['fixed']}"
+    with cases.salted(FAIRNESS_SALTS[0]):
+        assert _failed(name, WRONG[name]), f"{name}: the wrong version passed every group"
 
 
 def test_salted_inputs_differ_from_the_fixed_ones_and_repeat_for_one_salt():
