@@ -84,6 +84,18 @@ def _triples() -> list[dict]:
     return chosen
 
 
+def _mistakes_show(a: int, b: int, q1: int, q2: int) -> bool:
+    """Whether ``phi(Q) . u`` of a wrong ``u`` or a wrong lift differs from the right one.
+
+    The sign slip in ``u`` (+2a, +2b) changes it by ``4 (a q1 + b q2)``; a lift in degree
+    order ``[1, q1, q2, q1^2, q2^2, q1 q2]`` against the right ``u`` changes it unless the
+    two orders happen to agree. Where either change is 0, the wrong work would earn the item.
+    """
+    right = q1 * q1 + q2 * q2 - 2 * a * q1 - 2 * b * q2
+    degree_order = q1 + q2 - 2 * a * q2 * q2 - 2 * b * q1 * q2
+    return a * q1 + b * q2 != 0 and degree_order != right
+
+
 def _circles() -> list[dict]:
     offsets = [(dx, dy) for dx in range(-3, 4) for dy in range(-3, 4) if (dx, dy) != (0, 0)]
     found = []
@@ -92,7 +104,8 @@ def _circles() -> list[dict]:
             # the lecture's circle; a centre at the origin makes u the same with +2a, +2b
             continue
         usable = [o for o in offsets if o[0] ** 2 + o[1] ** 2 != r * r
-                  and (a + o[0], b + o[1]) not in ((4, 2), (0, 0), (0, 1), (1, 0), (1, 1))]
+                  and (a + o[0], b + o[1]) not in ((4, 2), (0, 0), (0, 1), (1, 0), (1, 1))
+                  and _mistakes_show(a, b, a + o[0], b + o[1])]
         # nobody's point: the lecture's, the origin (the lift's visible check shows its
         # lift), and points whose coordinates equal their squares (their lift reads the same
         # in any column order, which would hide a wrong order)
