@@ -27,7 +27,6 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: the ``grading`` group; ``rest`` is ``tests/`` without these
 GRADING = ["tests/notebooks", "tests/pipeline/test_pipeline.py", "tests/variants",
-           "tests/integrity/test_attacks_new_sets.py",
            "tests/grading", "tests/ref", "tests/sklearn_dropin", "kpca_ref", "kpca_probe"]
 
 
