@@ -78,11 +78,12 @@ def gd_dual_fit():
     _, K, y = _problem(r, 5)
     _, K8, y8 = _problem(r, 8, 2, kind="rbf")
     _, K60, y60 = _problem(r, 60, 2, kind="rbf")
+    alpha8 = 0.9 * _bound(K8)
     return [
         Group("a few steps on a small kernel matrix", [Case((K, y, 0.5 * _bound(K), 3))]),
         Group("one step (beta = alpha y)", [Case((K8, y8, 0.3, 1))]),
-        Group("many steps, converging", [Case((K8, y8, 0.9 * _bound(K8), _steps_short_of_convergence(
-            K8, y8, 0.9 * _bound(K8))))]),
+        Group("many steps, converging", [Case((K8, y8, alpha8, _steps_short_of_convergence(
+            K8, y8, alpha8)))]),
         Group("zero steps", [Case((K, y, 0.1, 0))]),
         Group("n = 60", [Case((K60, y60, 0.5 * _bound(K60), 20))]),
         Group("bad input raises ValueError (shapes, alpha <= 0, steps < 0)", [
