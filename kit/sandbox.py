@@ -16,7 +16,7 @@ a plain ipykernel. This wrapper:
    :data:`kit.sandbox_command.INNER`, the sandbox's first process;
 4. kills the sandbox after a whole-notebook wall-clock cap, and as soon as the grading
    process that started it is gone (killed, even with ``kill -9``): no kernel outlives its
-   grader (:func:`watch`).
+   grader (:func:`grader_pid`, :func:`watch`).
 
 The kernel talks to the grader over ipc sockets in a private directory: the provisioner
 :class:`kit.kernelspec.SandboxProvisioner`, named in the kernelspec's metadata, switches the
@@ -109,8 +109,8 @@ def main(argv=None) -> int:
     if info.get("transport") != "ipc" or not socket_dir.is_absolute() or not socket_dir.is_dir():
         return refuse("the kernel must be started over ipc sockets by the kpca-sandbox "
                       f"kernelspec's provisioner (got transport {info.get('transport')!r})")
-    parent = os.getppid()
-    if not _alive(os.environ.get("JPY_PARENT_PID", "")):
+    parent = grader_pid()
+    if parent is None:
         return refuse("the grading process that started this kernel is gone")
     cwd = Path.cwd().resolve()
     uid = gid = os.getuid()
@@ -141,17 +141,22 @@ def main(argv=None) -> int:
     return status if status >= 0 else 128 - status
 
 
-def _alive(pid: str) -> bool:
-    """Whether the process ``pid`` (Jupyter's ``JPY_PARENT_PID``; empty: unknown) still runs."""
-    if not pid.isdigit():
-        return True
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True
+def grader_pid() -> int | None:
+    """The grading process this wrapper belongs to, or None when it is already gone.
+
+    Jupyter names the process that launched the kernel in ``JPY_PARENT_PID``; that process
+    starts this wrapper itself, so it is the wrapper's parent for as long as it lives. Once
+    it has exited (even as a zombie nobody has reaped yet) the kernel's parent is another
+    process (PID 1 or a subreaper), whenever the wrapper looks: comparing the two cannot
+    race with the grader's death, unlike reading the parent's pid after the imports, or
+    ``kill(pid, 0)``, which takes an unreaped zombie for alive. Without ``JPY_PARENT_PID``
+    (started by hand) the current parent is taken.
+    """
+    parent = os.getppid()
+    named = os.environ.get("JPY_PARENT_PID", "")
+    if named.isdigit() and int(named) != parent:
+        return None
+    return parent
 
 
 def watch(proc: subprocess.Popen, parent: int, wall_seconds: float) -> int:

@@ -192,3 +192,41 @@ def test_stopped_nbgrader_autograde_leaves_no_kernel(course, signum):
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
     seconds_until_gone(course.root, sent)
+
+
+#: A grader that starts the sandbox wrapper the way jupyter_client does (``JPY_PARENT_PID``
+#: names it) and dies at once, before the wrapper has finished importing.
+DYING_GRADER = """
+import json, os, subprocess, sys
+work, socket_dir = sys.argv[1], sys.argv[2]
+conn = os.path.join(socket_dir, "connection.json")
+with open(conn, "w") as fh:
+    json.dump({"transport": "ipc", "ip": os.path.join(socket_dir, "k"), "shell_port": 1,
+               "iopub_port": 2, "stdin_port": 3, "control_port": 4, "hb_port": 5,
+               "key": "", "signature_scheme": "hmac-sha256"}, fh)
+env = {**os.environ, "JPY_PARENT_PID": str(os.getpid())}
+subprocess.Popen([sys.executable, "-m", "kit.sandbox", "-f", conn], cwd=work, env=env)
+os._exit(0)
+"""
+
+
+def test_a_grader_dead_before_its_kernel_starts_leaves_no_kernel(tmp_path):
+    """The grader dies while its wrapper is still importing, and nobody reaps it at once (a
+    zombie, as under a Dask nanny that is itself busy): the wrapper must not start the kernel.
+    Reading the parent's pid after the imports took PID 1 for the grader, and ``kill(pid,
+    0)`` took the zombie for alive, so the kernel ran until the wall-clock cap."""
+    work, socket_dir = tmp_path / "autograded", tmp_path / "sockets"
+    work.mkdir()
+    socket_dir.mkdir()
+    grader = subprocess.Popen([sys.executable, "-c", DYING_GRADER, str(work), str(socket_dir)],
+                              cwd=Path(__file__).resolve().parents[2])
+    try:
+        deadline = time.monotonic() + 8.0  # a kernel starts within about 2 s here
+        while time.monotonic() < deadline:
+            time.sleep(0.2)
+        left = sandbox_processes(tmp_path)
+        for pid in left:
+            os.kill(pid, signal.SIGKILL)
+        assert not left, f"kernel processes of a dead grader still running: {left}"
+    finally:
+        grader.wait()  # reaped only now: until here it was a zombie
