@@ -10,8 +10,9 @@ sends back the autograded folder, the feedback page and the per-cell grades. The
 (sqlite or PostgreSQL, :data:`kit.course.DB_URL_VAR`): setting the same values again, so a
 job run twice (its worker died, the scheduler ran it elsewhere) leaves one grade per cell.
 
-A job whose worker dies is run again by Dask on another worker (a few times at most: then
-``KilledWorker``, reported as that submission's failure); a notebook that kills its kernel
+A job whose worker dies is run again by Dask on another worker (twice at most, on any
+scheduler: :func:`limit_retries`; then ``KilledWorker``, reported as that submission's
+failure); a notebook that kills its kernel
 fails as in a local run and is not retried. A gradebook that cannot be reached stops the run
 with one line. Ctrl-C cancels every job, stops the kernels they started and raises
 :class:`kit.autograde.Interrupted`.
@@ -25,7 +26,7 @@ import shutil
 import sys
 import time
 
-from kit.course import Course
+from kit.course import Course, quiet_gradebook
 
 #: Jobs in flight per worker (the rest wait on the client: their hand-ins are read when sent).
 IN_FLIGHT = 3
@@ -35,11 +36,37 @@ class ClusterError(RuntimeError):
     """The cluster or the gradebook cannot be used; the message says why."""
 
 
+#: A job is run again at most this many times after its worker died, then fails (KilledWorker).
+ALLOWED_FAILURES = 2
+
+
 def dask_settings() -> None:
-    """A job whose worker died twice fails (KilledWorker); Dask's logging only on errors."""
+    """A job whose worker died twice fails (KilledWorker); Dask's logging only on errors.
+
+    This holds for a cluster started in this process (``local:N``); a scheduler the operator
+    started has its own configuration, which :func:`limit_retries` overrides for the run.
+    """
     import dask
 
-    dask.config.set({"distributed.scheduler.allowed-failures": 2, "logging.distributed": "error"})
+    dask.config.set({"distributed.scheduler.allowed-failures": ALLOWED_FAILURES,
+                     "logging.distributed": "error"})
+
+
+def limit_retries(client, allowed: int = ALLOWED_FAILURES) -> int:
+    """Set the scheduler's retry limit to ``allowed`` and return the one it had.
+
+    The limit lives in the scheduler's process (``dask scheduler`` reads its own config,
+    default 3), so the client sets it there; the scheduler reads it at each worker death.
+    The function is made here so that it travels by value: the scheduler's machine need not
+    have the kit installed.
+    """
+
+    def swap(dask_scheduler=None, allowed=allowed):
+        previous = dask_scheduler.allowed_failures
+        dask_scheduler.allowed_failures = allowed
+        return previous
+
+    return client.run_on_scheduler(swap)
 
 
 def connect(scheduler: str):
@@ -108,6 +135,7 @@ def record(course: Course, assignment: str, student: str, result: dict, gb=None)
 
     from kit.gradebook_move import shown
 
+    quiet_gradebook()
     dest = course.root / "autograded" / student / assignment
     shutil.rmtree(dest, ignore_errors=True)
     for name, data in result["files"].items():
@@ -197,7 +225,9 @@ def run(course: Course, jobs, scheduler: str, feedback: bool, on_result, bar=Non
     client, cluster = connect(scheduler)
     start, peak, graded = time.perf_counter(), 0, 0
     futures = {}
+    retries = None
     try:
+        retries = limit_retries(client)
         peak = check_workers(client)
         kit = kit_fingerprint()
         bundle = client.scatter(course_bundle(course, sorted({a for a, _ in jobs})), broadcast=True)
@@ -249,6 +279,9 @@ def run(course: Course, jobs, scheduler: str, feedback: bool, on_result, bar=Non
     finally:
         with contextlib.suppress(Exception):
             gb.close()
+        if retries is not None:
+            with contextlib.suppress(Exception):  # the operator's scheduler as it was
+                limit_retries(client, retries)
         client.close()
         if cluster is not None:
             cluster.close()

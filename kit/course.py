@@ -77,8 +77,7 @@ class Course:
     def api(self):
         """An ``NbGraderAPI`` for this course (it does not read the config file by itself)."""
         prepare_environment()
-        warnings.filterwarnings("ignore", module="nbgrader")
-        warnings.filterwarnings("ignore", message=".*SAWarning.*")
+        quiet_gradebook()
         from nbgrader.apps import NbGraderAPI
 
         return NbGraderAPI(config=self.config())
@@ -89,6 +88,17 @@ class Course:
         if student is not None:
             base = base / student
         return base / assignment / f"{assignment}.ipynb"
+
+
+def quiet_gradebook() -> None:
+    """Keep SQLAlchemy's warnings about nbgrader's own gradebook code off the TA's terminal.
+
+    nbgrader's ``update_or_create_submission`` makes SQLAlchemy warn (``SAWarning: Object of
+    type <SubmittedAssignment> not in session``) for every new student: harmless, and not
+    the TA's to fix.
+    """
+    warnings.filterwarnings("ignore", module="nbgrader")
+    warnings.filterwarnings("ignore", message=".*SAWarning.*")
 
 
 def copy_course(dest: Path, assignments=ASSIGNMENTS, src: Path = REPO_ROOT) -> Course:
