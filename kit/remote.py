@@ -1,7 +1,8 @@
 """The worker's side of grading on a Dask cluster (:mod:`kit.cluster` is the client's side).
 
 A worker needs no course directory: the client sends it once the course's files
-(:func:`course_bundle`: ``nbgrader_config.py``, ``source/<ps>/`` and the grading secret),
+(:func:`course_bundle`: ``nbgrader_config.py``, ``source/<ps>/`` and the grading secret,
+which the worker keeps in memory only),
 and with each job one student's hand-in. :func:`grade_job` grades it with the kit's own
 per-notebook grading (:func:`kit.autograde.autograde_student`, in the sandbox) in a course
 directory of its own under the worker's temporary folder, released once per problem set,
@@ -32,6 +33,8 @@ PACKAGES = ("kit", "kpca_ref", "kpca_probe")
 _LOCK = threading.Lock()  # one grading job at a time per worker process
 _COURSES: dict[str, tuple[Course, object]] = {}  # bundle hash -> (course, NbGraderAPI)
 _FINGERPRINT: list[str] = []
+#: A worker's course copy: ``<temp>/kpca-worker-<pid>-<bundle hash>-<random>``.
+WORK_PREFIX = "kpca-worker-"
 
 
 def kit_version() -> str:
@@ -86,16 +89,20 @@ def _bundle_key(bundle: dict[str, bytes]) -> str:
 def _course(bundle: dict[str, bytes], assignment: str):
     """This worker's course for ``bundle``, with ``assignment`` released (made once)."""
     from kit.release import release
+    from kit.secret import FILE_NAME, hold
 
     key = _bundle_key(bundle)
     if key not in _COURSES:
-        root = Path(tempfile.mkdtemp(prefix=f"kpca-worker-{key}-"))
+        remove_orphaned_courses()
+        root = Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{os.getpid()}-{key}-"))
         atexit.register(shutil.rmtree, root, True)  # a worker that stops removes its course
         for name, data in bundle.items():
+            if name == FILE_NAME:  # kept in memory only: a killed worker leaves it nowhere
+                hold(root, data)
+                continue
             path = root / name
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)
-        os.chmod(root / ".grading_secret", 0o600)
         course = Course(root, database=f"sqlite:///{root / 'gradebook.db'}")
         _COURSES[key] = (course, course.api())
     course, api = _COURSES[key]
@@ -104,6 +111,25 @@ def _course(bundle: dict[str, bytes], assignment: str):
         if failed:
             raise RuntimeError(f"the worker could not release {assignment}: {failed}")
     return course, api
+
+
+def remove_orphaned_courses() -> list[Path]:
+    """Remove the course copies of workers of this user that are gone (killed with ``kill -9``:
+    no ``atexit``); return them. They hold the course's source (hidden tests), never its
+    secret."""
+    removed = []
+    for folder in Path(tempfile.gettempdir()).glob(f"{WORK_PREFIX}*"):
+        pid = folder.name[len(WORK_PREFIX):].split("-", 1)[0]
+        try:
+            if not pid.isdigit() or folder.stat().st_uid != os.getuid():
+                continue
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+        except OSError:
+            continue
+    return removed
 
 
 def _files(folder: Path) -> dict[str, bytes]:

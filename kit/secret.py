@@ -25,6 +25,20 @@ FILE_NAME = ".grading_secret"
 ENV_VAR = "KPCA_GRADING_SECRET_FILE"
 
 
+#: Secrets held in memory only, by resolved course root (:func:`hold`).
+_HELD: dict[str, bytes] = {}
+
+
+def hold(course_root: Path, secret: bytes) -> None:
+    """Use ``secret`` for the course at ``course_root`` without writing it anywhere.
+
+    A Dask worker grades in a course copy of its own; a worker killed with ``kill -9`` never
+    cleans up, so the secret it was sent stays in this process's memory and never reaches its
+    disk. The judge runs in this process (and its forked children), so it finds it here.
+    """
+    _HELD[str(Path(course_root).resolve())] = secret
+
+
 def secret_path(course_root: Path) -> Path:
     override = os.environ.get(ENV_VAR)
     return Path(override) if override else Path(course_root) / FILE_NAME
@@ -32,6 +46,9 @@ def secret_path(course_root: Path) -> Path:
 
 def course_secret(course_root: Path) -> bytes:
     """The course's secret, made (readable by its owner only) when missing."""
+    held = _HELD.get(str(Path(course_root).resolve()))
+    if held is not None:
+        return held
     path = secret_path(course_root)
     if not path.exists():  # several grading processes may get here at once: the first wins
         fd, tmp = tempfile.mkstemp(prefix=".grading_secret.", dir=path.parent)

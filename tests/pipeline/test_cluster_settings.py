@@ -74,3 +74,48 @@ def test_recording_a_new_student_prints_no_sqlalchemy_warning(tmp_path, quiet):
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["1.5"]
     assert ("SAWarning" in done.stderr) is not quiet, done.stderr
+
+
+def test_a_workers_course_copy_never_holds_the_grading_secret(released_ps1, tmp_path, monkeypatch):
+    """A worker killed with ``kill -9`` cleans nothing up: the secret it was sent must never
+    have been on its disk, while its judge still salts with it."""
+    import tempfile
+
+    from kit import remote
+    from kit.secret import course_secret, salt_words
+    from tests.pipeline.conftest import PS
+
+    course = released_ps1(tmp_path / "course")
+    secret = course_secret(course.root)
+    bundle = remote.course_bundle(course, [PS])
+    assert bundle[".grading_secret"] == secret
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "worker-tmp"))
+    (tmp_path / "worker-tmp").mkdir()
+    monkeypatch.setattr(remote, "_COURSES", {})
+    worker_course, _ = remote._course(bundle, PS)
+    assert worker_course.root.parent == tmp_path / "worker-tmp"
+    files = [p for p in worker_course.root.rglob("*") if p.is_file()]
+    assert files and worker_course.notebook("release", PS) in files
+    assert not [p for p in files if secret in p.read_bytes()]
+    judged = worker_course.root / "autograded" / "ada" / PS  # the judge's folder.parents[2]
+    assert salt_words(course_secret(judged.parents[2]), PS, "ada") == \
+        salt_words(secret, PS, "ada")  # the client's secret salts the worker's hidden inputs
+
+
+def test_course_copies_of_dead_workers_are_removed(tmp_path, monkeypatch):
+    """Left by a worker killed with ``kill -9`` (no atexit): the next worker removes them."""
+    import tempfile
+
+    from kit import remote
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    dead = tmp_path / f"{remote.WORK_PREFIX}{gone.pid}-0123abcd-xyz"
+    alive = tmp_path / f"{remote.WORK_PREFIX}{os.getpid()}-0123abcd-xyz"
+    other = tmp_path / "kpca-worker-notapid-x"
+    for folder in (dead, alive, other):
+        (folder / "source").mkdir(parents=True)
+        (folder / "source" / "ps.ipynb").write_text("{}")
+    assert remote.remove_orphaned_courses() == [dead]
+    assert not dead.exists() and alive.exists() and other.exists()
