@@ -11,7 +11,7 @@ KSTAMP := $(KVENV)/.kpca-kernel-env
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 export MPLBACKEND := Agg
 
-.PHONY: venv test lint demo release bench bench-grading bench-scale clean
+.PHONY: venv test check lint demo release bench bench-grading bench-scale clean
 
 venv: $(STAMP) $(KSTAMP)
 
@@ -46,6 +46,11 @@ lint: venv
 
 test: venv lint
 	$(BIN)/python -m tests.run_groups
+
+# The inner loop (about 2 minutes): lint, the reference's tests and doctests, and one problem
+# set (KPCA_CHECK_PS, default ps1_circle_lift) graded end to end. `make test` before a push.
+check: venv lint
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/ref kpca_ref kpca_probe tests/check
 
 release: venv
 	$(BIN)/python -m kit.release
