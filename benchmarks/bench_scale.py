@@ -29,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from kit import cluster
+from kit import cluster, recording
 from kit.autograde import grade_class
 from kit.course import Course, copy_course
 from kit.release import release
@@ -56,7 +56,7 @@ def _writer(args) -> int:
 
     with Gradebook(url) as gb:  # one per writer, as the client keeps one over a run
         for i in range(count):
-            cluster._record_grades(gb, assignment, f"{prefix}_{i}", result)
+            recording._record_grades(gb, assignment, f"{prefix}_{i}", result)
     return count
 
 
@@ -108,21 +108,22 @@ def main() -> int:
             return 1
         lay_class(b, roster)
         captured = []
-        real_record = cluster.record
+        real_record = cluster.record_batch
 
-        def record(course, assignment, student, result, gb=None):
+        def record_batch(course, batch, gb):
             before, began = STATEMENTS[0], time.perf_counter()
-            real_record(course, assignment, student, result, gb)
-            captured.append((assignment, result, STATEMENTS[0] - before,
-                             time.perf_counter() - began))
+            real_record(course, batch, gb)
+            if batch:  # the statements and seconds of a batch, shared by its notebooks
+                share = (STATEMENTS[0] - before) / len(batch), (time.perf_counter() - began) / len(batch)
+                captured.extend((a, r, *share) for a, _, r in batch)
 
-        cluster.record = record
+        cluster.record_batch = record_batch
         event.listen(Engine, "before_cursor_execute", _count)
         start = time.perf_counter()
         remote = grade_class(b, args.ps, progress=False, scheduler=f"local:{args.processes}")
         wall_b = time.perf_counter() - start
         event.remove(Engine, "before_cursor_execute", _count)
-        cluster.record = real_record
+        cluster.record_batch = real_record
         per_nb = sum(c[2] for c in captured) / max(1, len(captured))
         client_rate = len(captured) / max(1e-9, sum(c[3] for c in captured))
         assignment, result, _, _ = captured[0]

@@ -21,12 +21,11 @@ with one line. Ctrl-C cancels every job, stops the kernels they started and rais
 from __future__ import annotations
 
 import contextlib
-import os
-import shutil
 import sys
 import time
 
-from kit.course import Course, quiet_gradebook
+from kit.course import Course
+from kit.recording import RecordingError, record_batch
 
 #: Jobs in flight per worker (the rest wait on the client: their hand-ins are read when sent).
 IN_FLIGHT = 3
@@ -125,77 +124,6 @@ def check_gradebook(course: Course, assignments) -> None:
             "(python -m kit.gradebook_move --to URL)")
 
 
-def record(course: Course, assignment: str, student: str, result: dict, gb=None) -> None:
-    """Write a worker's result: the autograded folder, the feedback page and the gradebook.
-
-    ``gb``: an open ``nbgrader.api.Gradebook`` of the course, kept over a run (opening one
-    costs more statements than recording a notebook); without it one is opened and closed.
-    """
-    from nbgrader.api import Gradebook
-
-    from kit.gradebook_move import shown
-
-    quiet_gradebook()
-    dest = course.root / "autograded" / student / assignment
-    shutil.rmtree(dest, ignore_errors=True)
-    for name, data in result["files"].items():
-        path = dest / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-        os.chmod(path, result.get("modes", {}).get(name, 0o644))
-    page = course.root / "feedback" / student / assignment / f"{assignment}.html"
-    if result.get("feedback") is not None:
-        page.parent.mkdir(parents=True, exist_ok=True)
-        page.write_bytes(result["feedback"])
-    own = gb is None
-    try:
-        if own:
-            gb = Gradebook(course.db_url)
-        _record_grades(gb, assignment, student, result)
-    except Exception as exc:
-        if gb is not None:
-            with contextlib.suppress(Exception):
-                gb.db.rollback()
-        from sqlalchemy.exc import DBAPIError
-
-        what = ("lost the gradebook database" if isinstance(exc, DBAPIError)
-                else "could not record in the gradebook")  # e.g. a cell it does not know
-        raise ClusterError(f"{what} {shown(course.db_url)} while recording {student} / "
-                           f"{assignment}: {str(exc).strip().splitlines()[0]}") from exc
-    finally:
-        if own and gb is not None:
-            gb.close()
-
-
-def _timestamp(data: bytes | None):
-    """The hand-in's ``timestamp.txt`` parsed as nbgrader parses it (None: none, or unreadable)."""
-    from nbgrader.utils import parse_utc
-
-    try:
-        return parse_utc(data.decode().strip()) if data and data.strip() else None
-    except (ValueError, UnicodeDecodeError):
-        return None
-
-
-def _record_grades(gb, assignment: str, student: str, result: dict) -> None:
-    """As nbgrader's SaveAutoGrades does, in one commit; a TA's manual scores are kept."""
-    gb.update_or_create_student(student)
-    timestamp = _timestamp(result["files"].get("timestamp.txt"))
-    if timestamp:
-        gb.update_or_create_submission(assignment, student, timestamp=timestamp)
-    else:
-        gb.update_or_create_submission(assignment, student)
-    notebook = gb.find_submission_notebook(assignment, assignment, student)
-    grades = {g.name: g for g in notebook.grades}  # two queries, not two per cell
-    comments = {c.name: c for c in notebook.comments}
-    for name, auto in result["grades"].items():
-        grades[name].auto_score = auto
-        grades[name].needs_manual_grade = grades[name].manual_score is not None or auto is None
-    for name, text in result["comments"].items():
-        comments[name].auto_comment = text
-    gb.db.commit()
-
-
 def _job(course: Course, assignment: str, student: str, feedback: bool, kit: str) -> dict:
     folder = course.root / "submitted" / student / assignment
     files = {name: (folder / name).read_bytes() for name in (f"{assignment}.ipynb", "timestamp.txt")
@@ -221,7 +149,7 @@ def run(course: Course, jobs, scheduler: str, feedback: bool, on_result, bar=Non
     check_gradebook(course, {a for a, _ in jobs})
     from nbgrader.api import Gradebook
 
-    gb = Gradebook(course.db_url)  # one for the run: a job's grades are one short transaction
+    gb = Gradebook(course.db_url)  # one for the run: each batch of results is one transaction
     client, cluster = connect(scheduler)
     start, peak, graded = time.perf_counter(), 0, 0
     futures = {}
@@ -248,27 +176,35 @@ def run(course: Course, jobs, scheduler: str, feedback: bool, on_result, bar=Non
                 n -= 1
 
         send(IN_FLIGHT * peak)
-        for future in pending:
-            assignment, student = job = futures.pop(future)
+        for batch in pending.batches():  # what finished meanwhile: recorded in one go
+            done = []
+            for future in batch:
+                job = futures.pop(future)
+                try:
+                    result = future.result()
+                except FutureCancelledError:
+                    raise
+                except Exception as exc:  # noqa: BLE001 - KilledWorker and the like: it fails
+                    result = {"status": "failed", "message": (
+                        f"the job failed on the cluster ({type(exc).__name__}: {exc}"[:300] + ")")}
+                done.append((job, result))
             try:
-                result = future.result()
-            except FutureCancelledError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - KilledWorker and the like: this job fails
-                result = {"status": "failed", "message": (
-                    f"the job failed on the cluster ({type(exc).__name__}: {exc}"[:300] + ")")}
-            if result["status"] == "graded":
-                record(course, assignment, student, result, gb)
-                graded += 1
-                outcome = Outcome(student, assignment, "graded", result["scores"], result["message"])
-            else:
-                outcome = Outcome(student, assignment, "failed", message=result["message"])
+                record_batch(course, [(*job, r) for job, r in done if r["status"] == "graded"], gb)
+            except RecordingError as exc:
+                raise ClusterError(str(exc)) from exc
             workers = len(client.scheduler_info().get("workers", {}))
             peak = max(peak, workers)
-            if bar is not None:
-                elapsed = time.perf_counter() - start
-                bar.note(workers=workers, nb_per_s=f"{graded / elapsed:.2f}")
-            on_result(job, outcome)
+            for (assignment, student), result in done:
+                if result["status"] == "graded":
+                    graded += 1
+                    outcome = Outcome(student, assignment, "graded", result["scores"],
+                                      result["message"])
+                else:
+                    outcome = Outcome(student, assignment, "failed", message=result["message"])
+                if bar is not None:
+                    bar.note(workers=workers,
+                             nb_per_s=f"{graded / (time.perf_counter() - start):.2f}")
+                on_result((assignment, student), outcome)
             send(max(1, workers) * IN_FLIGHT - len(futures))
     except BaseException:
         if futures:
