@@ -65,9 +65,11 @@ bench: venv
 bench-grading: venv
 	$(BIN)/python benchmarks/bench_grading.py --students 40
 
-# Local processes + sqlite against a Dask LocalCluster + a throwaway PostgreSQL server.
+# Local processes + sqlite against a Dask LocalCluster + a throwaway PostgreSQL server, then
+# recording notebooks through nbgrader's ORM against the kit's batches, into both.
 bench-scale: venv
 	$(BIN)/python benchmarks/bench_scale.py --students 20
+	$(BIN)/python benchmarks/bench_recording.py
 
 clean:
 	rm -rf $(VENV) $(KVENV) gradebook.db downloaded submitted autograded feedback reports
