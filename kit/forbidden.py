@@ -23,17 +23,52 @@ FORBIDDEN_LINE = ("✗ this part uses the reference implementation (kpca_ref) or
                   "[diagnosis: forbidden_import]")
 
 
-def _parse(source: str):
-    try:
-        from IPython.core.inputtransformer2 import TransformerManager
+#: characters of IPython syntax (cells that are not plain Python) the scan rewrites per
+#: notebook; a notebook's cells past it are read as plain Python (the scan is a diagnosis
+#: only: the kernel cannot import those packages whatever the scan reads)
+IPYTHON_BUDGET = 32_000
 
-        source = TransformerManager().transform_cell(source)
-    except Exception:  # noqa: BLE001, S110 - fall back to the raw text
-        pass
+
+def _parse(source: str, budget: list[int]):
     try:
         return ast.parse(source)
-    except SyntaxError:
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # null bytes, deep nesting
+        pass
+    if len(source) > budget[0]:
         return None
+    budget[0] -= len(source)
+    try:
+        source = ipython_source(source)
+        return ast.parse(source)
+    except Exception:  # noqa: BLE001 - not Python even so
+        return None
+
+
+def ipython_source(cell: str) -> str:
+    """``cell`` as IPython's input transformers turn it into Python, in linear time.
+
+    IPython's ``TransformerManager.transform_cell`` tokenises the whole cell again after
+    each piece of IPython syntax it rewrites (``x = !ls``, ``%time``, ``x?``), so a cell of
+    many such lines costs time in the square of its length. Here the cell is tokenised once
+    and split into its logical lines; each is rewritten on its own (those rewrites never
+    reach past one logical line), after the cell-wide cleanups (prompts, indent, ``%%``).
+
+    >>> ipython_source("x = !ls\\nimport kpca_ref\\n")
+    "x = get_ipython().getoutput('ls')\\nimport kpca_ref\\n"
+    """
+    from IPython.core.inputtransformer2 import TransformerManager, make_tokens_by_line
+
+    manager = TransformerManager()
+    lines = (cell if cell.endswith("\n") else cell + "\n").splitlines(keepends=True)
+    for transform in manager.cleanup_transforms + manager.line_transforms:
+        lines = transform(lines)
+    starts = sorted({min(t.start[0] for t in group) - 1
+                     for group in make_tokens_by_line(lines) if group} | {0})
+    out = []
+    for first, end in zip(starts, starts[1:] + [len(lines)]):
+        if first < end:
+            out += manager.do_token_transforms(lines[first:end])
+    return "".join(out)
 
 
 def _is_forbidden_module(name: str) -> bool:
@@ -85,21 +120,25 @@ def forbidden_parts(nb) -> set[int]:
     tainted cell binds are tainted in turn, until nothing changes. A test cell is then
     zeroed when any student cell of its part (since the previous test cell) is tainted.
     """
-    scans = {}
+    scans, budget = {}, [IPYTHON_BUDGET]
     for index, cell in enumerate(nb.cells):
         if is_student_code(cell):
-            tree = _parse(cell.source)
+            tree = _parse(cell.source, budget)
             if tree is not None:
                 scans[index] = _scan(tree)
-    tainted_cells, tainted_names = set(), set()
-    changed = True
-    while changed:
-        changed = False
-        for index, (direct, used, bound) in scans.items():
-            if index not in tainted_cells and (direct or used & tainted_names):
-                tainted_cells.add(index)
-                tainted_names |= bound
-                changed = True
+    tainted_cells = {index for index, (direct, _, _) in scans.items() if direct}
+    users: dict[str, list[int]] = {}
+    for index, (_, used, _) in scans.items():
+        for name in used:
+            users.setdefault(name, []).append(index)
+    tainted_names, todo = set(), list(tainted_cells)
+    while todo:  # each cell and each name is taken up once: linear in the notebook
+        for name in scans[todo.pop()][2] - tainted_names:
+            tainted_names.add(name)
+            for index in users.get(name, []):
+                if index not in tainted_cells:
+                    tainted_cells.add(index)
+                    todo.append(index)
     zeroed, part_tainted = set(), False
     for index, cell in enumerate(nb.cells):
         if index in tainted_cells:
