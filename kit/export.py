@@ -17,6 +17,7 @@ import nbformat
 from kit.autograde import Outcome
 from kit.course import Course
 from kit.hand_grades import Marks, read_marks
+from kit.inert import inert
 
 COLUMNS = ("student", "assignment", "status", "auto_score", "manual_score", "score", "max_score",
            "auto_max", "manual_max", "hand_graded", "comments")
@@ -53,7 +54,7 @@ def rows(course: Course, outcomes: list[Outcome]) -> list[dict]:
         auto_max, manual_max = maxima[o.assignment]
         m = marks.get((o.assignment, o.student)) or Marks(auto=o.total)
         graded = o.status in GRADED
-        status = "graded" if graded else o.status if o.status != "failed" else f"failed: {o.message}"
+        status = "graded" if graded else o.status if o.status != "failed" else f"failed: {inert(o.message)}"
         out.append({
             "student": o.student, "assignment": o.assignment, "status": status,
             "auto_score": m.auto, "manual_score": m.manual, "score": m.total,

@@ -23,41 +23,50 @@ FORBIDDEN_LINE = ("✗ this part uses the reference implementation (kpca_ref) or
                   "[diagnosis: forbidden_import]")
 
 
-#: characters of IPython syntax (cells that are not plain Python) the scan rewrites per
-#: notebook; a notebook's cells past it are read as plain Python (the scan is a diagnosis
-#: only: the kernel cannot import those packages whatever the scan reads)
-IPYTHON_BUDGET = 32_000
+#: per notebook, what the scan spends on cells that are not plain Python: characters
+#: tokenised, and logical lines rewritten from IPython syntax (IPython itself refuses a cell
+#: needing over 500 rewrites: it never runs). Past either, the rest of the notebook's such
+#: cells are not read: the scan is a diagnosis only (the kernel cannot import those packages
+#: whatever the scan reads), so a notebook gains nothing by it and costs a bounded time
+IPYTHON_BUDGET = {"characters": 32_000, "rewrites": 1_000}
+_MAGIC = ("!", "%", "?")
 
 
-def _parse(source: str, budget: list[int]):
+class _OverBudget(Exception):
+    pass
+
+
+def _parse(source: str, budget: dict):
     try:
         return ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):  # null bytes, deep nesting
         pass
-    if len(source) > budget[0]:
-        return None
-    budget[0] -= len(source)
     try:
-        source = ipython_source(source)
-        return ast.parse(source)
-    except Exception:  # noqa: BLE001 - not Python even so
+        return ast.parse(ipython_source(source, budget))
+    except Exception:  # noqa: BLE001 - not Python even so, or over the budget
         return None
 
 
-def ipython_source(cell: str) -> str:
+def ipython_source(cell: str, budget: dict | None = None) -> str:
     """``cell`` as IPython's input transformers turn it into Python, in linear time.
 
     IPython's ``TransformerManager.transform_cell`` tokenises the whole cell again after
     each piece of IPython syntax it rewrites (``x = !ls``, ``%time``, ``x?``), so a cell of
     many such lines costs time in the square of its length. Here the cell is tokenised once
-    and split into its logical lines; each is rewritten on its own (those rewrites never
-    reach past one logical line), after the cell-wide cleanups (prompts, indent, ``%%``).
+    and split into its logical lines; each line holding ``!``, ``%`` or ``?`` is rewritten on
+    its own (those rewrites never reach past one logical line), after the cell-wide cleanups
+    (prompts, indent, ``%%``). ``budget`` (``{"characters": n, "rewrites": n}``, spent
+    here) stops it with an exception once spent.
 
     >>> ipython_source("x = !ls\\nimport kpca_ref\\n")
     "x = get_ipython().getoutput('ls')\\nimport kpca_ref\\n"
     """
     from IPython.core.inputtransformer2 import TransformerManager, make_tokens_by_line
 
+    budget = budget if budget is not None else {"characters": len(cell) + 1, "rewrites": 10**9}
+    budget["characters"] -= len(cell)
+    if budget["characters"] < 0 or budget["rewrites"] <= 0:
+        raise _OverBudget("spent")
     manager = TransformerManager()
     lines = (cell if cell.endswith("\n") else cell + "\n").splitlines(keepends=True)
     for transform in manager.cleanup_transforms + manager.line_transforms:
@@ -66,8 +75,13 @@ def ipython_source(cell: str) -> str:
                      for group in make_tokens_by_line(lines) if group} | {0})
     out = []
     for first, end in zip(starts, starts[1:] + [len(lines)]):
-        if first < end:
-            out += manager.do_token_transforms(lines[first:end])
+        group = lines[first:end]
+        if any(mark in line for line in group for mark in _MAGIC):
+            budget["rewrites"] -= 1
+            if budget["rewrites"] < 0:
+                raise _OverBudget("rewrites")
+            group = manager.do_token_transforms(group)
+        out += group
     return "".join(out)
 
 
@@ -120,7 +134,7 @@ def forbidden_parts(nb) -> set[int]:
     tainted cell binds are tainted in turn, until nothing changes. A test cell is then
     zeroed when any student cell of its part (since the previous test cell) is tainted.
     """
-    scans, budget = {}, [IPYTHON_BUDGET]
+    scans, budget = {}, dict(IPYTHON_BUDGET)
     for index, cell in enumerate(nb.cells):
         if is_student_code(cell):
             tree = _parse(cell.source, budget)
