@@ -17,7 +17,9 @@ _HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS\n?(.*?)### END HIDDEN TESTS", re.D
 
 
 def _meta(cell) -> dict:
-    return cell.get("metadata", {}).get("nbgrader", {})
+    meta = cell.get("metadata", {})
+    meta = meta.get("nbgrader", {}) if isinstance(meta, dict) else {}
+    return meta if isinstance(meta, dict) else {}
 
 
 def is_test_cell(cell) -> bool:

@@ -61,9 +61,11 @@ class Identity:
 def typed_ids(nb) -> set[str]:
     """Every string literal the student's cells assign to ``STUDENT_ID`` at top level
     (plain or annotated assignment)."""
+    from kit.cells import _meta
+
     found = set()
     for cell in nb.cells:
-        meta = cell.get("metadata", {}).get("nbgrader", {})
+        meta = _meta(cell)
         if cell.cell_type != "code" or meta.get("grade") or "STUDENT_ID" not in cell.source:
             continue
         try:

@@ -49,11 +49,6 @@ def _identity(source: str):
     return edit
 
 
-def _halves(student: str) -> str:
-    other = other_id(PS, student)
-    return f'STUDENT_ID = "{other[:4]}" + "{other[4:]}"'
-
-
 FORGER_BALL = solution_of(PS, "ball_cube_ratio_answer") + f'''
 
 _ball = ball_cube_ratio
@@ -83,12 +78,12 @@ def _forger_extras(nb):
     nb.cells.append(new_code_cell("raise RuntimeError('stop')\n" + "x = !y\n" * 5000))
 
 
+#: ``{student: answer cells}``; :func:`_edit` makes the rest of each hand-in
 ATTACKS = {
-    "id_halves": ({}, None),  # filled in below: the edit needs the student's name
-    "id_annotated_fstring": ({}, None),
-    "id_environ": ({}, None),
-    "forger": ({"ball_cube_ratio_answer": FORGER_BALL, "shell_fraction_answer": FORGER_SHELL},
-               _forger_extras),
+    "id_halves": {},
+    "id_annotated_fstring": {},
+    "id_environ": {},
+    "forger": {"ball_cube_ratio_answer": FORGER_BALL, "shell_fraction_answer": FORGER_SHELL},
 }
 LOST = {"forger": {"test_ball_cube_ratio": 0.8, "test_shell_fraction": 3.0}}
 
@@ -96,19 +91,19 @@ LOST = {"forger": {"test_ball_cube_ratio": 0.8, "test_shell_fraction": 3.0}}
 def _edit(student: str):
     other = other_id(PS, student)
     if student == "id_halves":
-        return _identity(_halves(student))
+        return _identity(f'STUDENT_ID = "{other[:4]}" + "{other[4:]}"')
     if student == "id_annotated_fstring":
         return _identity(f'_who = "{other[:3]}"\nSTUDENT_ID: str = f"{{_who}}{other[3:]}  ".strip()')
     if student == "id_environ":
         return _identity(f'import os\nos.environ["KPCA_STUDENT_ID"] = "{other}"\nSTUDENT_ID = ""')
-    return ATTACKS[student][1]
+    return _forger_extras
 
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     course = copy_course(tmp_path_factory.mktemp("host-attacks"), [PS])
     assert not release(course, [PS])
-    for student, (cells, _) in ATTACKS.items():
+    for student, cells in ATTACKS.items():
         lay_submission(course, PS, student, cells, _edit(student))
     start = time.monotonic()
     outcomes = grade_class(course, [PS], students=sorted(ATTACKS), workers=2, progress=False,
@@ -165,7 +160,7 @@ def test_no_forged_line_or_diagnosis(graded):
 
 
 def test_the_heavy_markup_is_shown_as_text_and_costs_no_more(graded):
-    course, outcomes, seconds = graded
+    course, _, seconds = graded
     nb = nbformat.read(course.notebook("autograded", PS, "forger"), as_version=4)
     markdown = [c for c in nb.cells if c.cell_type == "markdown" and "`" * 100 in c.source]
     assert markdown and all(c.source.startswith("\n    ") for c in markdown)
