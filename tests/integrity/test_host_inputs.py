@@ -191,3 +191,11 @@ def test_the_ids_the_kernel_used_are_read_from_the_probe():
     who = Identity("ada", kernel_ids(nb))
     assert who.typed_mismatch and "'alice'" in who.mismatch_text()
     assert not Identity("ada", {"ada"}).typed_mismatch
+
+
+def test_a_student_id_is_no_spreadsheet_formula_in_the_grades_csv():
+    from kit.export import as_text
+
+    for name in ("=cmd|' /C calc'!A0", "+1", "-2+3", "@SUM(A1)"):
+        assert as_text(name) == "'" + name
+    assert as_text("ada\x1b[2J") == "ada\\x1b[2J" and as_text("ada_lee") == "ada_lee"
