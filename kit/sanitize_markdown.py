@@ -22,6 +22,12 @@ Code spans and fenced code keep their ``<`` as typed, unless rendering the resul
 nbconvert still yields active HTML (a parser reading the markdown differently than this
 module): then every ``<`` is escaped; if even that is not inert, the cell is shown as a code
 block. :func:`active_html` is that check; the tests use it too.
+
+Every step is linear in the source's length: code and maths are found by
+:func:`kit.markdown_spans.protected_spans`, images by a search that never reads a line
+twice, a ``\\begin{env}`` that nothing closes is broken with a zero-width space (nbconvert's
+maths pattern would search the rest of the text from it), and a source over
+:data:`MARKDOWN_LIMIT` is shown as a code block without being parsed as markdown.
 """
 
 from __future__ import annotations
@@ -84,8 +90,9 @@ def sanitize_markdown(source: str) -> str:
     source = neutralise_mathjax(source)
     source = _DANGEROUS_SCHEME.sub(lambda m: m.group(1) + "\u200b" + m.group(2) + ":", source)
     source = _unclosed_environments(source)
-    if len(source) > MARKDOWN_LIMIT:
-        return _code_block(source)
+    if len(source) > MARKDOWN_LIMIT:  # checked too: rendering a code block is linear
+        block = _code_block(source)
+        return block if _inert(block) else _code_block(source.replace("<", "&lt;"))
     for keep_code in (True, False):
         result = _escape(source, keep_code=keep_code)
         if _inert(result):

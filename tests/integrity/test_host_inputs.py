@@ -85,6 +85,16 @@ def test_sanitised_pathological_markdown_is_inert_and_stable(unit):
     assert not active_html(once.replace("&lt;", "&amp;lt;"))
 
 
+@pytest.mark.parametrize("payload", ["$$<img src=x onerror=alert(1)>$$", "<script>x</script>",
+                                     "\\begin{x}<img src=x onerror=alert(1)>\\end{x}",
+                                     "```\n<script>x</script>\n```", "[a](javascript:alert(1))"])
+def test_markdown_over_the_limit_is_an_inert_code_block(payload):
+    from kit.sanitize_markdown import _inert
+
+    shown = sanitize_markdown("a" * MARKDOWN_LIMIT + "\n\n" + payload + "\n")
+    assert shown.startswith("\n    ") and _inert(shown)
+
+
 @pytest.mark.parametrize("line", ["x = !y\n", "x?\n", ">>> x = %y\n", "    !ls\n", "(\n"])
 def test_the_forbidden_scan_is_linear(line):
     """Four times the lines of IPython syntax cost about four times as long (the rewrite
