@@ -28,7 +28,7 @@ FORBIDDEN_LINE = ("✗ this part uses the reference implementation (kpca_ref) or
 #: needing over 500 rewrites: it never runs). Past either, the rest of the notebook's such
 #: cells are not read: the scan is a diagnosis only (the kernel cannot import those packages
 #: whatever the scan reads), so a notebook gains nothing by it and costs a bounded time
-IPYTHON_BUDGET = {"characters": 32_000, "rewrites": 1_000}
+IPYTHON_BUDGET = {"characters": 32_000, "rewrites": 500}
 _MAGIC = ("!", "%", "?")
 
 
