@@ -60,8 +60,9 @@ class ZipPlan:
     twice: dict[str, list[str]] = field(default_factory=dict)
 
 
-#: a name in the zip longer than this is not a notebook any file system can hold (paths are
-#: at most 4096 bytes): it is listed as not imported, and the course's pattern never reads it
+#: a name in the zip longer than this, or whose last part is over 255 characters, is not a
+#: notebook a file system can hold: it is listed as not imported, and the course's pattern
+#: never reads it
 NAME_LIMIT = 1024
 
 
@@ -86,7 +87,9 @@ def plan(names, pattern: str, assignment: str, where: str = "") -> ZipPlan:
     for name in names:
         if name.endswith("/"):
             continue
-        if len(name) > NAME_LIMIT:  # no file system holds it; the pattern is not tried on it
+        if len(name) > NAME_LIMIT or len(name.rsplit("/", 1)[-1]) > 255:  # no file system
+            # holds such a name; the pattern (whose time grows fast with a name's length)
+            # is not tried on it
             result.ignored.append(name)
             continue
         match = re.match(pattern, f"{where.rstrip('/')}/{name}" if where else name)
