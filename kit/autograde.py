@@ -81,8 +81,7 @@ def check_submission(course: Course, assignment: str, student: str) -> str:
     path = folder / f"{assignment}.ipynb"
     if not path.exists():
         others = sorted(p.name for p in folder.glob("*.ipynb")) if folder.exists() else []
-        shown = ", ".join(inert(n, limit=100) for n in others[:5]) + (
-            f" and {len(others) - 5} more" if len(others) > 5 else "")
+        shown = ", ".join(inert(n, limit=100) for n in others[:5]) + ", ..." * (len(others) > 5)
         return f"no {path.name} in the submission" + (f" (found {shown})" if others else "")
     try:
         nb = nbformat.read(path, as_version=4)

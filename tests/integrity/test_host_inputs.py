@@ -209,3 +209,16 @@ def test_a_student_id_is_no_spreadsheet_formula_in_the_grades_csv():
     for name in ("=cmd|' /C calc'!A0", "+1", "-2+3", "@SUM(A1)"):
         assert as_text(name) == "'" + name
     assert as_text("ada\x1b[2J") == "ada\\x1b[2J" and as_text("ada_lee") == "ada_lee"
+
+
+def test_other_notebook_names_in_a_submission_are_listed_inert(tmp_path):
+    from kit.autograde import check_submission
+    from kit.course import Course
+
+    folder = tmp_path / "submitted" / "ada" / "ps0_high_dimensions"
+    folder.mkdir(parents=True)
+    for i in range(7):
+        (folder / f"x{i}\x1b]0;owned\x07\u202e.ipynb").write_text("{}")
+    why = check_submission(Course(tmp_path), "ps0_high_dimensions", "ada")
+    assert not _unsafe(why) and "x0\\x1b]0;owned\\x07\\u202e.ipynb" in why
+    assert why.endswith(", ...)")
