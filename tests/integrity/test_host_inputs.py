@@ -63,12 +63,14 @@ HEAVY = ["`", "``a", "\\begin{x}", "![", "\\[", "-\n", "[a](", "*a", "<!--", "$a
 
 def test_sanitising_costs_about_what_honest_markdown_costs():
     """Near the markdown limit each heavy unit sanitises (two renders included) within a
-    bounded multiple of honest markdown's time (a quadratic step costs 30 times more there);
+    bounded multiple of honest markdown's time (measured up to 17 times on a loaded machine,
+    for nbconvert's own parsing of 12,000 empty list items; the quadratic span search cost
+    over 150 times there);
     over the limit the cell is a code block, which costs less per kB."""
     size = 24_000
     baseline = _seconds(sanitize_markdown, _honest(size)[:size]) + 0.02
     for unit in HEAVY:
-        assert _seconds(sanitize_markdown, _fill(unit, size)) < 15 * baseline, repr(unit)
+        assert _seconds(sanitize_markdown, _fill(unit, size)) < 40 * baseline, repr(unit)
     huge = _fill("`", 40 * MARKDOWN_LIMIT) + "<script>x</script>"
     shown = sanitize_markdown(huge)
     assert _seconds(sanitize_markdown, huge) < 40 * baseline
@@ -108,14 +110,15 @@ def test_the_forbidden_scan_is_linear(line):
 
 def test_the_forbidden_scan_is_bounded_per_notebook():
     """Past its budget the scan reads no more IPython syntax: a notebook of 200 such cells
-    costs about what one at the budget costs, and a huge cell is not tokenised at all."""
+    and a 2 MB one costs about what one cell at the budget and 2 MB of plain Python cost."""
     from kit.forbidden import IPYTHON_BUDGET
 
     lines = IPYTHON_BUDGET["rewrites"]
     one = _seconds(forbidden_parts, new_notebook(cells=[new_code_cell("x?\n" * lines)]))
+    python = _seconds(forbidden_parts, new_notebook(cells=[new_code_cell("x = y\n" * 300_000)]))
     many = new_notebook(cells=[new_code_cell("x?\n" * 200) for _ in range(200)]
                         + [new_code_cell("x = !y\n" * 300_000)])
-    assert _seconds(forbidden_parts, many) < 3 * one + 0.5
+    assert _seconds(forbidden_parts, many) < 3 * (one + python) + 0.5
 
 
 def test_the_scan_still_finds_imports_behind_ipython_syntax():
