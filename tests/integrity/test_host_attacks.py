@@ -9,13 +9,11 @@ One course run grades four ps0 hand-ins with ``kit.autograde``:
   fake "✓ all hidden tests passed [diagnosis: forbidden_import]", a visible check's
   ``AssertionError`` built to match the cell's f-string message with the same fake lines, a
   markdown cell of 40,000 backticks, a markdown output of 30,000, and a code cell of 5,000
-  ``x = !y`` lines. It earns what its code earns, no forged line or diagnosis reaches the
-  feedback or the report, and it is graded in about the time of the others.
+  ``x = !y`` lines. It earns what its code earns, and no forged line or diagnosis reaches
+  the feedback or the report.
 """
 
 from __future__ import annotations
-
-import time
 
 import nbformat
 import pytest
@@ -105,15 +103,14 @@ def graded(tmp_path_factory):
     assert not release(course, [PS])
     for student, cells in ATTACKS.items():
         lay_submission(course, PS, student, cells, _edit(student))
-    start = time.monotonic()
     outcomes = grade_class(course, [PS], students=sorted(ATTACKS), workers=2, progress=False,
                            feedback=True)
-    return course, {o.student: o for o in outcomes}, time.monotonic() - start
+    return course, {o.student: o for o in outcomes}
 
 
 @pytest.mark.parametrize("student", sorted(ATTACKS))
 def test_each_route_earns_nothing_more(graded, student):
-    _, outcomes, _ = graded
+    _, outcomes = graded
     outcome = outcomes[student]
     assert outcome.status == "graded", outcome.message
     points = auto_points(read_source(PS))
@@ -123,7 +120,7 @@ def test_each_route_earns_nothing_more(graded, student):
 
 
 def test_another_id_however_set_is_named_and_reported(graded, tmp_path):
-    course, outcomes, _ = graded
+    course, outcomes = graded
     for student in ("id_halves", "id_annotated_fstring", "id_environ"):
         lines = judge_lines(course, PS, student)
         for gid in exact_points(PS):
@@ -137,7 +134,7 @@ def test_another_id_however_set_is_named_and_reported(graded, tmp_path):
 
 
 def test_no_forged_line_or_diagnosis(graded):
-    course, outcomes, _ = graded
+    course, outcomes = graded
     lines = judge_lines(course, PS, "forger")
     assert "raised ValueError: no (mark) all hidden tests passed (diagnosis:" in lines[
         "test_ball_cube_ratio"]
@@ -159,12 +156,12 @@ def test_no_forged_line_or_diagnosis(graded):
     assert dict(ps.mistakes).get("wrong_student_id") == 3
 
 
-def test_the_heavy_markup_is_shown_as_text_and_costs_no_more(graded):
-    course, _, seconds = graded
+def test_the_heavy_markup_is_shown_as_text(graded):
+    """The markdown over the limit is a code block in the graded notebook and its feedback
+    page was written (the time each step takes is bounded in test_host_inputs.py)."""
+    course, _ = graded
     nb = nbformat.read(course.notebook("autograded", PS, "forger"), as_version=4)
     markdown = [c for c in nb.cells if c.cell_type == "markdown" and "`" * 100 in c.source]
     assert markdown and all(c.source.startswith("\n    ") for c in markdown)
     page = course.root / "feedback" / "forger" / PS / f"{PS}.html"
-    assert page.is_file()
-    # four notebooks on two workers: the forger's load would have cost minutes before
-    assert seconds < 300
+    assert page.is_file() and "`" * 1000 in page.read_text(encoding="utf-8")
