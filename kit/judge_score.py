@@ -6,11 +6,12 @@ probe's results (:func:`kit.judge_plan.payloads`, :mod:`kpca_probe.wire`) into p
 and compares them with ``kpca_ref`` here, where the student's code never ran. A call
 without results scores 0 (:data:`DID_NOT_RUN`); exact answers are judged on the numbers of
 the submission's student (:class:`kit.identity.Identity`). The cell's outputs are then
-replaced: every display/execute result the kernel produced is dropped (they may be forged),
-stdout is kept, stderr becomes stdout (the score is the judge's, a warning costs nothing),
-an error stays (the visible checks failed: 0), the judge's lines are appended and an
-``execute_result`` carries the score, which nbgrader's ``SaveAutoGrades`` records as
-partial credit.
+replaced: everything the kernel produced is dropped (it may be forged) but the grader's
+own truncation notes and the visible checks' error (as :func:`kit.cells.visible_error`
+shows it: 0 for the cell), the judge's lines are appended (student text they quote made
+inert by :func:`own_line`) and an ``execute_result`` carries the score, which nbgrader's
+``SaveAutoGrades`` records as partial credit, and in its metadata the judge's record of
+diagnoses (:data:`kit.cells.JUDGE_KEY`), which the class report counts.
 """
 
 from __future__ import annotations
