@@ -32,6 +32,7 @@ import nbformat
 from kit import safefiles, sandbox
 from kit.course import ASSIGNMENTS, REPO_ROOT, Course
 from kit.execute import kernel_env_refusal
+from kit.inert import inert
 from kit.ledger import LEDGER, _record, already_graded, read_ledger  # noqa: F401 - re-exported
 
 
@@ -80,7 +81,8 @@ def check_submission(course: Course, assignment: str, student: str) -> str:
     path = folder / f"{assignment}.ipynb"
     if not path.exists():
         others = sorted(p.name for p in folder.glob("*.ipynb")) if folder.exists() else []
-        return f"no {path.name} in the submission" + (f" (found {', '.join(others)})" if others else "")
+        shown = ", ".join(inert(n, limit=100) for n in others[:5]) + ", ..." * (len(others) > 5)
+        return f"no {path.name} in the submission" + (f" (found {shown})" if others else "")
     try:
         nb = nbformat.read(path, as_version=4)
     except Exception as exc:  # noqa: BLE001  (nbformat raises many unrelated types for a broken file)
@@ -211,7 +213,7 @@ def grade_class(course: Course, assignments=ASSIGNMENTS, students=None, workers=
         if bar:
             bar.finished(student, assignment, what_happened(result), result.message)
         elif result.message:
-            print(f"  ! {result.student} / {result.assignment}: {result.message}")
+            print(f"  ! {inert(result.student)} / {result.assignment}: {inert(result.message)}")
 
     try:
         if scheduler:
@@ -246,7 +248,7 @@ def _names(jobs) -> str:
     by: dict[str, list[str]] = {}
     for assignment, student in jobs:
         by.setdefault(assignment, []).append(student)
-    return "; ".join(f"{a}: {', '.join(sorted(s))}" for a, s in sorted(by.items()))
+    return "; ".join(f"{a}: {', '.join(inert(n) for n in sorted(s))}" for a, s in sorted(by.items()))
 
 
 def main(argv=None) -> int:
@@ -272,7 +274,7 @@ def main(argv=None) -> int:
         if not hasattr(exc, "outcomes"):
             raise
         graded = [(o.assignment, o.student) for o in exc.outcomes if o.status == "graded"]
-        print(f"grading stopped: {exc}\n{len(graded)} submissions graded and recorded"
+        print(f"grading stopped: {inert(exc)}\n{len(graded)} submissions graded and recorded"
               + (f": {_names(graded)}" if graded else ""), file=sys.stderr)
         return 1
     except Interrupted as stop:

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kit.course import ASSIGNMENTS, REPO_ROOT, Course, prepare_environment
+from kit.inert import inert
 
 
 class CollectError(RuntimeError):
@@ -59,6 +60,12 @@ class ZipPlan:
     twice: dict[str, list[str]] = field(default_factory=dict)
 
 
+#: a name in the zip longer than this, or whose last part is over 255 characters, is not a
+#: notebook a file system can hold: it is listed as not imported, and the course's pattern
+#: never reads it
+NAME_LIMIT = 1024
+
+
 def name_pattern(course: Course) -> str:
     """The course's file-name pattern (``FileNameCollectorPlugin.named_regexp``)."""
     pattern = str(course.config().FileNameCollectorPlugin.get("named_regexp", ""))
@@ -79,6 +86,11 @@ def plan(names, pattern: str, assignment: str, where: str = "") -> ZipPlan:
     seen: dict[str, list[str]] = {}
     for name in names:
         if name.endswith("/"):
+            continue
+        if len(name) > NAME_LIMIT or len(name.rsplit("/", 1)[-1]) > 255:  # no file system
+            # holds such a name; the pattern (whose time grows fast with a name's length)
+            # is not tried on it
+            result.ignored.append(name)
             continue
         match = re.match(pattern, f"{where.rstrip('/')}/{name}" if where else name)
         if match is None:
@@ -143,7 +155,7 @@ def import_zip(course: Course, assignment: str, zip_path, force: bool = False) -
         raise CollectError(
             f"no file in {zip_path.name} is a {assignment} notebook named like "
             f"<student>_<lms user id>_<submission id>_{assignment}.ipynb; it holds: "
-            + ", ".join(result.ignored + result.other_notebook))
+            + _listed(result.ignored + result.other_notebook))
     if not force:
         earlier = [downloaded / step for step in ("archive", "extracted")]
         earlier += [course.root / "submitted" / s / assignment for s in result.students]
@@ -159,7 +171,8 @@ def import_zip(course: Course, assignment: str, zip_path, force: bool = False) -
     missing = [s for s in result.students
                if not course.notebook("submitted", assignment, s).exists()]
     if missing:
-        raise CollectError(f"nbgrader zip_collect did not file the notebooks of {', '.join(missing)}")
+        raise CollectError("nbgrader zip_collect did not file the notebooks of "
+                           + ", ".join(inert(s) for s in missing))
     return result
 
 
@@ -172,17 +185,24 @@ def _zip_collect(course: Course, assignment: str, force: bool) -> None:
     if done.returncode != 0:
         log = (done.stdout + done.stderr).splitlines()
         errors = [line for line in log if "CRITICAL" in line or "ERROR" in line] or log[-5:]
-        raise CollectError("nbgrader zip_collect failed:\n  " + "\n  ".join(errors))
+        raise CollectError("nbgrader zip_collect failed:\n  " + "\n  ".join(inert(e) for e in errors))
+
+
+def _listed(names: list[str], most: int = 20) -> str:
+    shown = ", ".join(inert(n, limit=200) for n in names[:most])
+    return shown + (f" and {len(names) - most} more" if len(names) > most else "")
 
 
 def report(result: ZipPlan, assignment: str) -> str:
     """The lines a TA reads after an import."""
-    names = ", ".join(result.students)
+    names = ", ".join(inert(s) for s in result.students)
     lines = [f"imported {len(result.students)} submissions of {assignment}: {names}"]
-    lines += [f"  ! not imported, name not in the pattern: {n}" for n in result.ignored]
-    lines += [f"  ! not imported, not a {assignment} notebook: {n}" for n in result.other_notebook]
-    lines += [f"  ! not imported, {len(files)} {assignment} notebooks for {s} (keep one and "
-              f"import again): {', '.join(files)}" for s, files in result.twice.items()]
+    lines += [f"  ! not imported, name not in the pattern: {inert(n, limit=200)}" for n in result.ignored]
+    lines += [f"  ! not imported, not a {assignment} notebook: {inert(n, limit=200)}"
+              for n in result.other_notebook]
+    lines += [f"  ! not imported, {len(files)} {assignment} notebooks for {inert(s)} (keep one "
+              f"and import again): {_listed(files)}"
+              for s, files in result.twice.items()]
     return "\n".join(lines)
 
 

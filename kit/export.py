@@ -17,6 +17,7 @@ import nbformat
 from kit.autograde import Outcome
 from kit.course import Course
 from kit.hand_grades import Marks, read_marks
+from kit.inert import inert
 
 COLUMNS = ("student", "assignment", "status", "auto_score", "manual_score", "score", "max_score",
            "auto_max", "manual_max", "hand_graded", "comments")
@@ -44,6 +45,17 @@ def current_marks(course: Course, outcomes: list[Outcome]) -> dict[tuple[str, st
     return read_marks(course.db_url, [(o.assignment, o.student) for o in outcomes if o.status in GRADED])
 
 
+def as_text(value: str) -> str:
+    """A student-chosen string for a spreadsheet cell: inert (:func:`kit.inert.inert`), and
+    with a ``'`` in front when it starts like a formula (``=``, ``+``, ``-``, ``@``).
+
+    >>> print(as_text("=HYPERLINK(1)"), as_text("ada_lee"))
+    '=HYPERLINK(1) ada_lee
+    """
+    value = inert(value)
+    return "'" + value if value[:1] in ("=", "+", "-", "@") else value
+
+
 def rows(course: Course, outcomes: list[Outcome]) -> list[dict]:
     """The CSV rows of ``outcomes``, in the order given (student, then problem set)."""
     maxima = {a: max_points(course, a) for a in {o.assignment for o in outcomes}}
@@ -53,9 +65,9 @@ def rows(course: Course, outcomes: list[Outcome]) -> list[dict]:
         auto_max, manual_max = maxima[o.assignment]
         m = marks.get((o.assignment, o.student)) or Marks(auto=o.total)
         graded = o.status in GRADED
-        status = "graded" if graded else o.status if o.status != "failed" else f"failed: {o.message}"
+        status = "graded" if graded else o.status if o.status != "failed" else f"failed: {inert(o.message)}"
         out.append({
-            "student": o.student, "assignment": o.assignment, "status": status,
+            "student": as_text(o.student), "assignment": o.assignment, "status": status,
             "auto_score": m.auto, "manual_score": m.manual, "score": m.total,
             "max_score": auto_max + manual_max, "auto_max": auto_max, "manual_max": manual_max,
             "hand_graded": m.hand_graded if graded else "", "comments": m.comment_text(),

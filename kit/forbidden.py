@@ -23,17 +23,66 @@ FORBIDDEN_LINE = ("✗ this part uses the reference implementation (kpca_ref) or
                   "[diagnosis: forbidden_import]")
 
 
-def _parse(source: str):
-    try:
-        from IPython.core.inputtransformer2 import TransformerManager
+#: per notebook, what the scan spends on cells that are not plain Python: characters
+#: tokenised, and logical lines rewritten from IPython syntax (IPython itself refuses a cell
+#: needing over 500 rewrites: it never runs). Past either, the rest of the notebook's such
+#: cells are not read: the scan is a diagnosis only (the kernel cannot import those packages
+#: whatever the scan reads), so a notebook gains nothing by it and costs a bounded time
+IPYTHON_BUDGET = {"characters": 32_000, "rewrites": 500}
+_MAGIC = ("!", "%", "?")
 
-        source = TransformerManager().transform_cell(source)
-    except Exception:  # noqa: BLE001, S110 - fall back to the raw text
-        pass
+
+class _OverBudget(Exception):
+    pass
+
+
+def _parse(source: str, budget: dict):
     try:
         return ast.parse(source)
-    except SyntaxError:
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # null bytes, deep nesting
+        pass
+    try:
+        return ast.parse(ipython_source(source, budget))
+    except Exception:  # noqa: BLE001 - not Python even so, or over the budget
         return None
+
+
+def ipython_source(cell: str, budget: dict | None = None) -> str:
+    """``cell`` as IPython's input transformers turn it into Python, in linear time.
+
+    IPython's ``TransformerManager.transform_cell`` tokenises the whole cell again after
+    each piece of IPython syntax it rewrites (``x = !ls``, ``%time``, ``x?``), so a cell of
+    many such lines costs time in the square of its length. Here the cell is tokenised once
+    and split into its logical lines; each line holding ``!``, ``%`` or ``?`` is rewritten on
+    its own (those rewrites never reach past one logical line), after the cell-wide cleanups
+    (prompts, indent, ``%%``). ``budget`` (``{"characters": n, "rewrites": n}``, spent
+    here) stops it with an exception once spent.
+
+    >>> ipython_source("x = !ls\\nimport kpca_ref\\n")
+    "x = get_ipython().getoutput('ls')\\nimport kpca_ref\\n"
+    """
+    from IPython.core.inputtransformer2 import TransformerManager, make_tokens_by_line
+
+    budget = budget if budget is not None else {"characters": len(cell) + 1, "rewrites": 10**9}
+    budget["characters"] -= len(cell)
+    if budget["characters"] < 0 or budget["rewrites"] <= 0:
+        raise _OverBudget("spent")
+    manager = TransformerManager()
+    lines = (cell if cell.endswith("\n") else cell + "\n").splitlines(keepends=True)
+    for transform in manager.cleanup_transforms + manager.line_transforms:
+        lines = transform(lines)
+    starts = sorted({min(t.start[0] for t in group) - 1
+                     for group in make_tokens_by_line(lines) if group} | {0})
+    out = []
+    for first, end in zip(starts, starts[1:] + [len(lines)]):
+        group = lines[first:end]
+        if any(mark in line for line in group for mark in _MAGIC):
+            budget["rewrites"] -= 1
+            if budget["rewrites"] < 0:
+                raise _OverBudget("rewrites")
+            group = manager.do_token_transforms(group)
+        out += group
+    return "".join(out)
 
 
 def _is_forbidden_module(name: str) -> bool:
@@ -85,21 +134,25 @@ def forbidden_parts(nb) -> set[int]:
     tainted cell binds are tainted in turn, until nothing changes. A test cell is then
     zeroed when any student cell of its part (since the previous test cell) is tainted.
     """
-    scans = {}
+    scans, budget = {}, dict(IPYTHON_BUDGET)
     for index, cell in enumerate(nb.cells):
         if is_student_code(cell):
-            tree = _parse(cell.source)
+            tree = _parse(cell.source, budget)
             if tree is not None:
                 scans[index] = _scan(tree)
-    tainted_cells, tainted_names = set(), set()
-    changed = True
-    while changed:
-        changed = False
-        for index, (direct, used, bound) in scans.items():
-            if index not in tainted_cells and (direct or used & tainted_names):
-                tainted_cells.add(index)
-                tainted_names |= bound
-                changed = True
+    tainted_cells = {index for index, (direct, _, _) in scans.items() if direct}
+    users: dict[str, list[int]] = {}
+    for index, (_, used, _) in scans.items():
+        for name in used:
+            users.setdefault(name, []).append(index)
+    tainted_names, todo = set(), list(tainted_cells)
+    while todo:  # each cell and each name is taken up once: linear in the notebook
+        for name in scans[todo.pop()][2] - tainted_names:
+            tainted_names.add(name)
+            for index in users.get(name, []):
+                if index not in tainted_cells:
+                    tainted_cells.add(index)
+                    todo.append(index)
     zeroed, part_tainted = set(), False
     for index, cell in enumerate(nb.cells):
         if index in tainted_cells:

@@ -28,6 +28,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from nbgrader.utils import ignore_patterns
 
 from kit import safefiles
+from kit.inert import inert
 
 __all__ = ["CheckSubmittedFiles", "SafeCollect", "SafeFileNameCollector"]
 
@@ -112,8 +113,9 @@ class SafeFileNameCollector(FileNameCollectorPlugin):
             return None
         files = self._counts(submitted_file).get((info["student_id"], _notebook(info["file_id"])), [])
         if len(files) > 1:
-            self.log.error(f"not imported: {info['student_id']}: {len(files)} files for one "
-                           f"notebook ({', '.join(sorted(files))}); keep one and import again")
+            self.log.error(f"not imported: {inert(info['student_id'])}: {len(files)} files for "
+                           f"one notebook ({', '.join(inert(f) for f in sorted(files))}); keep "
+                           "one and import again")
             return None
         return info
 

@@ -36,7 +36,7 @@ import kpca_probe
 from kit import judge_limits
 from kit.cells import _HIDDEN, _meta, is_test_cell
 from kit.forbidden import forbidden_parts
-from kit.identity import Identity, typed_ids
+from kit.identity import Identity, kernel_ids, typed_ids
 from kit.judge_plan import planned_entries, without_hidden_code
 from kit.judge_score import judge_cell
 
@@ -157,7 +157,7 @@ class JudgeHiddenTests(NbGraderPreprocessor):
         for index, source in resources.pop(_ORIGINALS, {}).items():
             nb.cells[index].source = source  # the instructor's cell, hidden tests and all
         student = _student(resources)
-        who = Identity(student, typed_ids(nb)) if student is not None else None
+        who = Identity(student, typed_ids(nb) | kernel_ids(nb)) if student is not None else None
         zeroed = forbidden_parts(nb)
         from kpca_ref.grading import cases
 

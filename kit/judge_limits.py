@@ -42,13 +42,13 @@ def limit(name: str) -> float:
 
 
 def over_limit(cell, why: str) -> None:
-    """Rewrite a test cell whose judging did not finish: its streams, its error, and 0."""
-    kept = []
-    for out in cell.get("outputs", []):
-        if out.get("output_type") == "stream":
-            kept.append({"output_type": "stream", "name": "stdout", "text": out.get("text", "")})
-        elif out.get("output_type") == "error":
-            kept.append(out)
+    """Rewrite a test cell whose judging did not finish: the grader's notes and the visible
+    checks' error as the judge would keep them (nothing the student's code printed), a line
+    saying why, and 0."""
+    from kit.cells import grader_notes, visible_error
+
+    kept = grader_notes(cell) + [visible_error(out, cell.source) for out in cell.get(
+        "outputs", []) if out.get("output_type") == "error"][:1]  # as the judge keeps them
     kept.append({"output_type": "stream", "name": "stdout", "text": OVER.format(why=why) + "\n"})
     kept.append({"output_type": "execute_result", "execution_count": cell.get("execution_count"),
                  "metadata": {}, "data": {"text/plain": "0.0"}})

@@ -22,6 +22,8 @@ from nbgrader.nbgraderformat.common import (
 )
 from nbgrader.preprocessors import CheckCellMetadata as StockCheckCellMetadata
 
+from kit.inert import inert
+
 _COMPILED: dict[int, jsonschema.protocols.Validator] = {}
 
 
@@ -65,7 +67,7 @@ class CheckCellMetadata(StockCheckCellMetadata):
         try:
             OnceCheckedValidator().validate_nb(nb)
         except ValidationError:
-            self.log.error(traceback.format_exc())
+            self.log.error(inert(traceback.format_exc()).replace("\\x0a", "\n"))
             msg = "Notebook failed to validate; the nbgrader metadata may be corrupted."
             self.log.error(msg)
             raise ValidationError(msg) from None

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import sys
 
+from kit.inert import inert
+
 
 def is_terminal(stream) -> bool:
     """Whether ``stream`` is a terminal (a stream without ``isatty`` is not)."""
@@ -51,6 +53,7 @@ class Progress:
     def finished(self, student: str, assignment: str, what: str, attention: str = "") -> None:
         """One notebook done: ``what`` happened to it; ``attention`` is a line for the TA, if any."""
         self.done += 1
+        student, what, attention = inert(student), inert(what), inert(attention)
         if self.bar is not None:
             if attention:
                 self.bar.write(f"  ! {student} / {assignment}: {attention}", file=self.stream)

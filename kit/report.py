@@ -26,6 +26,7 @@ from urllib.parse import quote
 
 from kit.autograde import Outcome, students_of
 from kit.course import ASSIGNMENTS, REPO_ROOT, Course, prepare_environment
+from kit.inert import inert
 from kit.report_data import ProblemSet, describe, summarise, wrong_ids
 from kit.report_plot import problem_set_png
 
@@ -121,10 +122,11 @@ def write_report(course: Course, outcomes: list[Outcome], folder: Path | None = 
     folder.mkdir(parents=True, exist_ok=True)
     sets = summarise(course, outcomes)
     failed = "".join(
-        f"<li>{e(student)} / {e(ps.name)}: {e(why)}</li>" for ps in sets for student, why in ps.failed.items()
+        f"<li>{e(inert(student))} / {e(ps.name)}: {e(inert(why))}</li>" for ps in sets for student, why in ps.failed.items()
     ) or "<li>none</li>"
     mismatched = "".join(
-        f"<li>{e(student)} / {e(a)}: the notebook says <code>STUDENT_ID = {e(typed)}</code></li>"
+        f"<li>{e(inert(student))} / {e(a)}: its numbers were drawn for "
+        f"<code>{e(inert(typed))}</code></li>"
         for student, a, typed in wrong_ids(course, outcomes)
     ) or "<li>none</li>"
     students = {o.student for o in outcomes}
@@ -144,7 +146,7 @@ page again).</p>
 <p>Auto-graded + hand-graded points; each links the student's feedback page.</p>
 {_students_table(course, folder, sets)}</section>
 <section><h2>Submissions that could not be graded</h2><ul class=failed>{failed}</ul></section>
-<section><h2>Submissions with another student's id typed in</h2>
+<section><h2>Submissions with another student's id</h2>
 <p>Their exact answers were graded on the submitter's own numbers and earned nothing; check
 the LMS, hub and nbgrader ids match (<code>python -m kit.variants &lt;ps&gt; --student ID</code>).</p>
 <ul class=mismatched>{mismatched}</ul></section>
@@ -201,7 +203,7 @@ def main(argv=None) -> int:
         api = course.api()
         for o in (o for o in outcomes if o.status == "graded"):
             if problem := write_feedback(course, o.assignment, o.student, api=api):
-                print(f"  ! {o.student} / {o.assignment}: {problem}")
+                print(f"  ! {inert(o.student)} / {o.assignment}: {inert(problem)}")
         print(f"feedback: {course.root / 'feedback'}")
     print(f"grades:   {write_csv(course, outcomes)}")
     print(f"report:   {write_report(course, outcomes)}")

@@ -20,7 +20,7 @@ from kit.course import ASSIGNMENTS, Course
 from kit.export import GRADED, current_marks, max_points
 from kit.hand_grades import Marks
 
-DIAGNOSIS = re.compile(r"\[diagnosis: ([a-z_]+)\]")
+DIAGNOSIS_CODE = re.compile(r"[a-z_]{1,40}")
 _POINTS = re.compile(r"\s*\(\s*[\d.]+\s+points?\s*\)\s*$")
 
 
@@ -94,22 +94,29 @@ def parts_of(course: Course, assignment: str) -> list[Part]:
     return found
 
 
-def notebook_diagnoses(path) -> set[str]:
-    """The ``[diagnosis: code]`` codes in the outputs of a graded notebook's test cells.
+def _judge_records(nb) -> list[dict]:
+    """The judge's records (:data:`kit.cells.JUDGE_KEY`) on the score outputs of the test
+    cells: only the judge writes a test cell's outputs, and the record is metadata, never
+    text the student's code could have printed or raised."""
+    from kit.cells import JUDGE_KEY, is_test_cell
 
-    Only test cells count: the judge writes their outputs (:mod:`kit.judge_score`), whereas a
-    student's own cell can print any text.
-    """
-    nb = nbformat.read(path, as_version=4)
-    found = set()
+    found = []
     for cell in nb.cells:
-        meta = cell.get("metadata", {}).get("nbgrader", {})
-        if not meta.get("grade") or meta.get("solution"):
+        if not is_test_cell(cell):
             continue
         for out in cell.get("outputs", []):
-            text = out.get("text", "") or str(out.get("data", {}).get("text/plain", "")) + out.get("evalue", "")
-            found.update(DIAGNOSIS.findall(text))
+            record = (out.get("metadata") or {}).get(JUDGE_KEY) if out.get(
+                "output_type") == "execute_result" else None
+            if isinstance(record, dict):
+                found.append(record)
     return found
+
+
+def notebook_diagnoses(path) -> set[str]:
+    """The diagnosis codes the judge recorded for a graded notebook's test cells."""
+    nb = nbformat.read(path, as_version=4)
+    return {code for record in _judge_records(nb) for code in record.get("diagnoses", [])
+            if isinstance(code, str) and DIAGNOSIS_CODE.fullmatch(code)}
 
 
 def diagnoses(course: Course, outcomes: list[Outcome]) -> Counter:
@@ -123,18 +130,19 @@ def diagnoses(course: Course, outcomes: list[Outcome]) -> Counter:
 
 
 def wrong_ids(course: Course, outcomes: list[Outcome]) -> list[tuple[str, str, str]]:
-    """``(student, problem set, typed ids)`` of graded notebooks whose ``STUDENT_ID`` names
-    someone else: their exact items scored 0 (``kit.identity``); the TA should look."""
-    from kit.identity import typed_ids
-
+    """``(student, problem set, other ids)`` of graded notebooks whose numbers were drawn
+    for someone else (the judge's ``wrong_student_id``, ``kit.identity``): their exact items
+    scored 0; the TA should look. The ids are as the student's kernel had them: shown
+    through :func:`kit.inert.inert` wherever they are printed."""
     found = []
     for o in outcomes:
         path = course.notebook("autograded", o.assignment, o.student)
         if o.status not in GRADED or not path.exists():
             continue
-        typed = typed_ids(nbformat.read(path, as_version=4)) - {o.student, ""}
-        if typed:
-            found.append((o.student, o.assignment, ", ".join(sorted(typed))))
+        records = _judge_records(nbformat.read(path, as_version=4))
+        if any("wrong_student_id" in r.get("diagnoses", []) for r in records):
+            others = {str(i) for r in records for i in r.get("other_ids", [])} - {o.student, ""}
+            found.append((o.student, o.assignment, ", ".join(sorted(others)) or "?"))
     return found
 
 

@@ -19,6 +19,8 @@ import os
 import stat
 from pathlib import Path
 
+from kit.inert import inert
+
 __all__ = ["UnsafeFiles", "copy_tree", "describe", "problems", "refusal_line",
            "submission_problems"]
 
@@ -95,7 +97,7 @@ def submission_problems(folder) -> list[str]:
 
 def refusal_line(student: str, found, action: str = "not collected") -> str:
     """The one line a TA reads about a refused hand-in."""
-    return (f"{action}: {student}: " + "; ".join(found)
+    return (f"{action}: {inert(student)}: " + "; ".join(inert(f) for f in found)
             + " (only plain files are accepted; ask the student to hand in again)")
 
 

@@ -14,7 +14,8 @@ through formgrader's API. :class:`SanitizeStudentContent` keeps what a person ne
   :func:`kit.sanitize_markdown.sanitize_markdown`; ``text/latex`` with MathJax's link and
   style macros shown as text. Every other type (JavaScript, SVG, widgets, PDF, ...) is
   dropped; an output left with nothing to show says what was removed. Output metadata keeps
-  only numeric image sizes.
+  only numeric image sizes, and the judge's record of diagnoses on a score output
+  (``kit.cells.JUDGE_KEY``: short codes only).
 - markdown and raw cells: :func:`~kit.sanitize_markdown.sanitize_markdown` (raw HTML shows
   as text, maths stays maths); raw cells are cleaned like HTML; attachments keep only
   PNG/JPEG/GIF images.
@@ -35,6 +36,7 @@ import nh3
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 
+from kit.cells import JUDGE_KEY
 from kit.sanitize_markdown import SAFE_IMAGE_DATA, neutralise_mathjax, safe_url, sanitize_markdown
 
 KEPT_IMAGES = ("image/png", "image/jpeg", "image/gif")
@@ -117,8 +119,28 @@ def sanitize_output(output: dict) -> dict:
             "it could run script in the viewer's browser]"
         )
     output["data"] = kept
+    judged = _judge_record(output.get("metadata", {}))
     output["metadata"] = _image_sizes(output.get("metadata", {}), kept)
+    if judged:
+        output["metadata"][JUDGE_KEY] = judged
     return output
+
+
+_CODE = re.compile(r"[a-z_]{1,40}")
+
+
+def _judge_record(metadata) -> dict:
+    """The judge's record on its score output (``kit.cells.JUDGE_KEY``), if well formed:
+    diagnosis codes and ids as short plain strings (the report reads it on test cells only,
+    whose outputs only the judge writes)."""
+    record = metadata.get(JUDGE_KEY) if isinstance(metadata, dict) else None
+    if not isinstance(record, dict) or not isinstance(record.get("diagnoses"), list):
+        return {}
+    kept = {"diagnoses": [c for c in record["diagnoses"][:20]
+                          if isinstance(c, str) and _CODE.fullmatch(c)]}
+    if isinstance(record.get("other_ids"), list):
+        kept["other_ids"] = [str(i)[:200] for i in record["other_ids"][:20] if isinstance(i, str)]
+    return kept
 
 
 def _image_sizes(metadata: dict, kept: dict) -> dict:

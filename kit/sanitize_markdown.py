@@ -22,12 +22,20 @@ Code spans and fenced code keep their ``<`` as typed, unless rendering the resul
 nbconvert still yields active HTML (a parser reading the markdown differently than this
 module): then every ``<`` is escaped; if even that is not inert, the cell is shown as a code
 block. :func:`active_html` is that check; the tests use it too.
+
+Every step is linear in the source's length: code and maths are found by
+:func:`kit.markdown_spans.protected_spans`, images by a search that never reads a line
+twice, a ``\\begin{env}`` that nothing closes is broken with a zero-width space (nbconvert's
+maths pattern would search the rest of the text from it), and a source over
+:data:`MARKDOWN_LIMIT` is shown as a code block without being parsed as markdown.
 """
 
 from __future__ import annotations
 
 import re
 from html.parser import HTMLParser
+
+from kit.markdown_spans import Finder, protected_spans
 
 # What nbconvert's markdown renderer itself emits, and the attributes it sets.
 SAFE_TAGS = frozenset([
@@ -50,15 +58,14 @@ _CONTROL = re.compile(r"[\x00-\x20\x7f-\x9f\u200b\ufeff]+")
 _DANGEROUS_SCHEME = re.compile(r"(?i)(javascript|vbscript|livescript|data)(\s*\\?):")
 _MATHJAX_ACTIVE = re.compile(r"\\(href|url|require|class|cssId|style|html|bbox)(?![A-Za-z])")
 _ENTITY = re.compile(r"&(?!(?:lt|gt);)(?=#|[A-Za-z][A-Za-z0-9]*;)")
-_IMAGE = re.compile(r"(?<!\\)((?:\\\\)*)!\[(?![^\]\n]*\]\(\s*attachment:)")
-_PROTECTED = re.compile(
-    r"(?P<fence>^[ ]{0,3}(?P<fch>`{3,}|~{3,})[^\n]*\n.*?(?:^[ ]{0,3}(?P=fch)[ \t]*$|\Z))"
-    r"|(?P<code>(?P<ticks>`+)[^`].*?(?<!`)(?P=ticks)(?!`))"
-    r"|(?P<math>\$\$.+?\$\$|\\\[.+?\\\]|\\\(.+?\\\)"
-    r"|\\begin\{(?P<env>[A-Za-z*]+)\}.*?\\end\{(?P=env)\}"
-    r"|\$(?=\S)[^$\n]+?(?<![\s\\])\$)",
-    re.MULTILINE | re.DOTALL,
-)
+_ANY_BEGIN = re.compile(r"\\begin\{([^{}\n]{0,64})\}")
+_ANY_END = re.compile(r"\\end\{([^{}\n]{0,64})\}")
+#: a markdown source longer than this (characters) is shown as a code block: an honest cell
+#: is a few kB (the notebooks' longest is 5.5 kB), and a renderer's cost on crafted markup
+#: grows faster than its length
+MARKDOWN_LIMIT = 32_000
+_IMAGE_OPEN = re.compile(r"(?<!\\)((?:\\\\)*)!\[")
+_ATTACHMENT = re.compile(r"\]\(\s*attachment:")
 
 
 def sanitize_markdown(source: str) -> str:
@@ -82,12 +89,31 @@ def sanitize_markdown(source: str) -> str:
     """
     source = neutralise_mathjax(source)
     source = _DANGEROUS_SCHEME.sub(lambda m: m.group(1) + "\u200b" + m.group(2) + ":", source)
+    source = _unclosed_environments(source)
+    if len(source) > MARKDOWN_LIMIT:  # checked too: rendering a code block is linear
+        block = _code_block(source)
+        return block if _inert(block) else _code_block(source.replace("<", "&lt;"))
     for keep_code in (True, False):
         result = _escape(source, keep_code=keep_code)
         if _inert(result):
             return result
     # Last resort, never met by the payload catalogue: the whole cell as a code block.
-    return "\n" + "\n".join("    " + line for line in result.splitlines()) + "\n"
+    return _code_block(result)
+
+
+def _code_block(text: str) -> str:
+    if text.startswith("\n    ") and all(line.startswith("    ") for line in text.splitlines()[1:]):
+        return text  # already one (sanitising twice changes nothing more)
+    return "\n" + "\n".join("    " + line for line in text.splitlines()) + "\n"
+
+
+def _unclosed_environments(text: str) -> str:
+    """A zero-width space after the ``\\begin`` of every environment that no ``\\end``
+    closes further on: nbconvert's maths pattern would search the rest of the text from each
+    of them (time in the square of the length); MathJax draws none of them anyway."""
+    last_end = {m.group(1): m.start() for m in _ANY_END.finditer(text)}
+    return _ANY_BEGIN.sub(lambda m: m.group() if last_end.get(m.group(1), -1) > m.start()
+                          else "\\begin\u200b{" + m.group(1) + "}", text)
 
 
 def neutralise_mathjax(text: str) -> str:
@@ -103,20 +129,39 @@ def neutralise_mathjax(text: str) -> str:
 
 def _escape(source: str, keep_code: bool) -> str:
     out, pos = [], 0
-    for m in _PROTECTED.finditer(source):
-        out.append(_escape_text(source[pos:m.start()]))
-        if m.group("math"):
-            out.append(_ENTITY.sub("&\u200b", m.group().replace("<", r"\lt ")))
+    for kind, start, end in protected_spans(source):
+        out.append(_escape_text(source[pos:start]))
+        span = source[start:end]
+        if kind == "math":
+            out.append(_ENTITY.sub("&\u200b", span.replace("<", r"\lt ")))
         else:
-            out.append(m.group() if keep_code else _escape_text(m.group()))
-        pos = m.end()
+            out.append(span if keep_code else _escape_text(span))
+        pos = end
     out.append(_escape_text(source[pos:]))
     return "".join(out)
 
 
 def _escape_text(text: str) -> str:
-    text = _IMAGE.sub(lambda m: m.group(1) + "\\![", text)
-    return _ENTITY.sub("&\u200b", text).replace("<", "&lt;")
+    return _ENTITY.sub("&\u200b", _unimage(text)).replace("<", "&lt;")
+
+
+def _unimage(text: str) -> str:
+    """Every image ``![..](..)`` but an ``attachment:`` one becomes a link (``\\![``).
+
+    Whether an image is an attachment is read at the first ``]`` after its ``![`` on the
+    same line; that position is looked up once however many ``![`` lead to it."""
+    out, pos, attached, finder = [], 0, {}, Finder(text)
+    for m in _IMAGE_OPEN.finditer(text):
+        close, newline = finder.find("]", m.end()), finder.find("\n", m.end())
+        if close >= 0 and (newline < 0 or close < newline):
+            if close not in attached:
+                attached[close] = _ATTACHMENT.match(text, close) is not None
+            if attached[close]:
+                continue
+        out += [text[pos:m.start()], m.group(1), "\\!["]
+        pos = m.end()
+    out.append(text[pos:])
+    return "".join(out)
 
 
 class _AnyAttachment(dict):

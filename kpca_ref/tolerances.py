@@ -80,14 +80,16 @@ GRADING_IMAG_RTOL = GRADING_ATOL_SCALE
 #: and the right value are below 1.2e-38.
 FLOAT32_UNDERFLOW = 1.1754943508222875e-38
 
-#: The float32 floor of the ball's share of its cube at large m (hidden group "m up to
-#: 150"). Written as the formula reads, ``pi**(m/2) / (Gamma(m/2 + 1) * 2**m)`` in float32
-#: overflows its denominator (past 3.4e38) from m = 49 on and returns 0 where the share is
-#: still 8.7e-28 (m = 49) down to 6.8e-38 (m = 62): float32 code can hold those values
-#: only by reordering the formula. Whether a student's m drawn there was luck of the
-#: draw, so a float32 result in that group gets this floor, 10x the largest share lost to
-#: the overflow. The mistakes stay apart: Gamma(m/2) is m/2 times the share, 1.2e-25 at
-#: m = 48 and 2.1e-26 at m = 49, and it fails the groups of small m in any precision.
+#: The float32 floor of the ball's share of its cube where float32 cannot hold it as the
+#: formula reads (hidden group "m up to 150"). Written as the formula reads,
+#: ``pi**(m/2) / (Gamma(m/2 + 1) * 2**m)`` in float32 overflows its denominator (past
+#: 3.4e38) from m = 49 on and returns 0 where the share is still 8.7e-28 (m = 49) down to
+#: 6.8e-38 (m = 62): float32 code can hold those values only by reordering the formula.
+#: A float32 result gets this floor at those m only (10x the largest share lost to the
+#: overflow; ``kpca_ref.grading.cases_dimensions.ball_float32_floor``); at m = 40-48, where
+#: float32 holds the share (3.3e-21 to 4.9e-27), it gets FLOAT32_UNDERFLOW like any case, and
+#: every draw of the group has one such m, so a zero, or Gamma(m/2) for Gamma(m/2 + 1)
+#: (m/2 times the share), fails the group for every student.
 FLOAT32_BALL_FLOOR = 1e-26
 
 #: ``angles_deg`` on rows parallel to ``v``: the angle is 0 or 180 degrees, but a cosine

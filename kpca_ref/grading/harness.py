@@ -175,12 +175,15 @@ def grade(name: str, student_fn, points: float) -> float:
     return earned
 
 
-def judge_groups(name: str, points: float, groups, outcome_of) -> tuple[float, list[str]]:
+def judge_groups(name: str, points: float, groups, outcome_of,
+                 codes: list | None = None) -> tuple[float, list[str]]:
     """Points earned and the student-facing lines, from ``outcome_of(group, case, Case)``.
 
     ``outcome_of`` returns what :func:`run_student` returns, or None when the student's
     result for that case is missing (the case then fails). Used in the kernel by
-    :func:`grade` and outside it by the judge, on results decoded from the kernel.
+    :func:`grade` and outside it by the judge, on results decoded from the kernel. With
+    ``codes``, the diagnosis code of each group's line (or None) is appended to it, in the
+    order of the lines.
     """
     lines, passed = [], 0
     ref_fn = _reference(name)
@@ -203,6 +206,8 @@ def judge_groups(name: str, points: float, groups, outcome_of) -> tuple[float, l
                 break
         passed += verdict.ok
         lines.append(line(verdict.ok, group.label, verdict.message, verdict.code))
+        if codes is not None:
+            codes.append(verdict.code)
     earned = _earned(points, passed, len(groups))
     lines.append(f"{name}: {passed} of {len(groups)} case groups passed, "
                  f"{earned:g} of {float(points):g} points")

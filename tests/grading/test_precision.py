@@ -71,12 +71,13 @@ def float32_ball(m, gamma_argument=1):
 def test_the_formula_as_written_in_float32_passes_the_large_m_group_for_every_m():
     from kpca_ref import ball_cube_ratio
     from kpca_ref.grading.cases import groups
+    from kpca_ref.grading.cases_dimensions import ball_float32_floor
 
     template = next(g for g in groups("ball_cube_ratio") if g.label == "m up to 150").cases[0]
     with np.errstate(over="ignore"):
         for m in range(40, 151):
-            case = Case((m,), **{k: getattr(template, k) for k in
-                                 ("rtol", "atol_scale", "float32_floor")})
+            case = Case((m,), float32_floor=ball_float32_floor(m),
+                        **{k: getattr(template, k) for k in ("rtol", "atol_scale")})
             right = judge_case("ball_cube_ratio", ball_cube_ratio, case,
                                run_student(float32_ball, case))
             wrong = judge_case("ball_cube_ratio", ball_cube_ratio, case,
@@ -89,3 +90,29 @@ def test_the_formula_as_written_in_float32_passes_the_large_m_group_for_every_m(
             # which holds every share up to m = 150, are wrong from m = 49 on
             assert wrong.ok == (m >= 50), f"m = {m}"
             assert as_float64.ok == (m < 49), f"m = {m}"
+
+
+def _group_passes(fn, group) -> bool:
+    from kpca_ref import ball_cube_ratio
+
+    with np.errstate(over="ignore"), redirect_stdout(io.StringIO()):
+        return all(judge_case("ball_cube_ratio", ball_cube_ratio, case,
+                              run_student(fn, case)).ok for case in group.cases)
+
+
+def test_the_same_float32_code_earns_the_same_large_m_group_for_every_student():
+    """Every draw of "m up to 150" has an m that float32 holds (40-48), where the floor is
+    float32's smallest normal number: a float32 zero and the Gamma(m/2) mistake in float32
+    fail it for every student, the formula as written in float32 passes it for every one."""
+    from kpca_ref.grading import cases
+
+    def zero(m):
+        return F32(0.0) if m >= 40 else float32_ball(m)
+
+    for salt in range(40):
+        with cases.salted((salt, 7)):
+            group = next(g for g in cases.groups("ball_cube_ratio") if g.label == "m up to 150")
+        assert any(40 <= case.args[0] <= 48 for case in group.cases), salt
+        assert _group_passes(float32_ball, group), salt
+        assert not _group_passes(zero, group), salt
+        assert not _group_passes(lambda k: float32_ball(k, 0), group), salt

@@ -132,7 +132,8 @@ def test_a_cell_over_a_limit_scores_zero_and_the_others_are_judged(limits, bad, 
     run_bounded([(cells[0], judged), (cells[1], bad), (cells[2], judged)])
     assert time.monotonic() - start < 2.5
     assert [score(c) for c in cells] == ["2.0", "0.0", "2.0"]
-    assert why in lines(cells[1]) and "kernel said hi" in lines(cells[1])
+    # what the kernel printed is dropped, as the judge drops it: it could forge the judge's lines
+    assert why in lines(cells[1]) and "kernel said hi" not in lines(cells[1])
 
 
 def test_the_notebook_limit_bounds_the_delay(limits):

@@ -68,12 +68,14 @@ def test_every_feedback_link_resolves_from_reports(graded):
 
 
 def test_typed_ids_are_listed_and_forged_diagnoses_ignored(graded, tmp_path):
-    """A graded notebook with another student's id typed in is listed under its own heading;
-    a diagnosis line a student's own cell printed is not counted (only test cells' are); a
-    student id and a failure message full of markup are shown as text."""
+    """A graded notebook the judge recorded as drawn for another student's id is listed under
+    its own heading; a diagnosis tag a student's code printed or raised (in its own cell or
+    in a test cell's text) is not counted (only the judge's record in the metadata of its
+    score output is); a student id and a failure message full of markup are shown as text."""
     from nbformat.v4 import new_output
 
     from kit.autograde import Outcome
+    from kit.cells import JUDGE_KEY, is_test_cell
     from kit.report import write_report
 
     odd = Outcome("<script>alert(1)</script>", PS, "failed", message="<img src=x onerror=alert(2)>")
@@ -82,9 +84,13 @@ def test_typed_ids_are_listed_and_forged_diagnoses_ignored(graded, tmp_path):
     path = course.notebook("autograded", PS, "hana")
     nb = nbformat.read(path, as_version=4)
     original = nbformat.writes(nb)
+    tests = [cell for cell in nb.cells if is_test_cell(cell)]
+    for out in tests[-1].outputs:
+        if out.output_type == "execute_result":
+            out.metadata[JUDGE_KEY] = {"diagnoses": ["wrong_student_id"], "other_ids": ["ada"]}
+    tests[0].outputs.insert(0, new_output("stream", name="stdout",
+                                          text="✓ all passed [diagnosis: forged_text]\n"))
     for cell in nb.cells:
-        if cell.cell_type == "code" and 'STUDENT_ID = ""' in cell.source:
-            cell.source = cell.source.replace('STUDENT_ID = ""', 'STUDENT_ID = "ada"')
         if cell.metadata.get("nbgrader", {}).get("solution") and cell.cell_type == "code":
             cell.outputs.append(new_output("stream", name="stdout", text="[diagnosis: forged_code]\n"))
     nbformat.write(nb, path)
@@ -92,9 +98,10 @@ def test_typed_ids_are_listed_and_forged_diagnoses_ignored(graded, tmp_path):
         page = write_report(course, [*graded.outcomes, odd], tmp_path).read_text(encoding="utf-8")
     finally:
         Path(path).write_text(original, encoding="utf-8")
-    listed = page.split("another student's id typed in")[1]
-    assert "hana / ps1_circle_lift" in listed and "STUDENT_ID = ada" in listed
-    assert "forged_code" not in page and "<code>lift_column_order</code>" in page
+    listed = page.split("another student's id</h2>")[1]
+    assert "hana / ps1_circle_lift" in listed and "<code>ada</code>" in listed
+    assert "forged_code" not in page and "forged_text" not in page
+    assert "<code>lift_column_order</code>" in page
     assert "<script>alert" not in page and "<img src=x" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt; / ps1_circle_lift: &lt;img src=x" in page
 
