@@ -19,7 +19,6 @@ from kit.cells import _meta, grader_notes, visible_error
 from kit.forbidden import FORBIDDEN_LINE
 from kit.identity import Identity, numbers_text
 from kit.judge_plan import payloads, planned_calls
-from kit.verdicts import verdict_lists
 from kpca_probe.wire import decode, decode_error
 
 __all__ = ["DID_NOT_RUN", "judge_cell"]
@@ -97,7 +96,6 @@ def judge_cell(cell, forbidden: bool = False, who: Identity | None = None,
         lines.append("✗ this test cell stopped with an error (see above), so its hidden "
                      "tests earn nothing")
     else:
-        results = []
         for kind, name, points in plan:
             payload = found.get((kind, name))
             try:
@@ -111,9 +109,6 @@ def judge_cell(cell, forbidden: bool = False, who: Identity | None = None,
                                                   "please tell your instructor")]
             score += earned
             lines.extend(more)
-            results.append((name, points, earned))
-        score, more = verdict_lists(results, who, score)
-        lines.extend(more)
     score = round(min(max(score, 0.0), max_points), 2)
     kept.append({"output_type": "stream", "name": "stdout", "text": "\n".join(lines) + "\n"})
     kept.append({"output_type": "execute_result", "execution_count": cell.get("execution_count"),
