@@ -20,6 +20,8 @@ a certificate
         ("sum", A, B, ...)           A + B + ...
         ("product", A, B, ...)       A * B * ...
         ("scale", a, A)              a * A with a > 0
+        ("exp", A)                   exp(A): its series is a sum of positive multiples of
+                                     powers of A
 
     Every certificate stands for a valid kernel. It is right when its kernel equals the
     item's function: both are evaluated at :data:`SAMPLES` random pairs of points (drawn
@@ -42,7 +44,13 @@ import sympy as sp
 from kpca_ref.grading.checks import Verdict
 from kpca_ref.mercer import is_psd_exact
 from kpca_ref.variants.ps3_pool import dimension, exact_function, nonnegative
-from kpca_ref.variants.ps3_reading import Refused, check_tree, exact_number, numeric
+from kpca_ref.variants.ps3_reading import (
+    Refused,
+    check_tree,
+    exact_number,
+    numeric,
+    unreadable,
+)
 
 __all__ = ["MAX_POINTS", "SAMPLES", "certificate_kernel", "judge_answer"]
 
@@ -52,7 +60,8 @@ _MAX_COORDINATE = 100
 _MAX_RULES = 40
 _MAX_DEPTH = 8
 _MAX_FEATURES = 16
-_RULES = ("linear", "map", "poly", "rbf", "sum", "product", "scale")
+_RULES = ("linear", "map", "poly", "rbf", "sum", "product", "scale", "exp")
+_MAX_EXPONENT = 1000  # of ("exp", A): |A| at the sample points
 
 BARE = ("a bare True/False earns nothing: give a witness (\"witness\", points) for a function "
         "that is not a kernel, or a certificate such as (\"sum\", \"linear\", (\"rbf\", 1)) for "
@@ -62,6 +71,7 @@ BARE = ("a bare True/False earns nothing: give a witness (\"witness\", points) f
 # ----------------------------------------------------------------------------- witnesses
 def _points(value, text: str) -> list[list[sp.Expr]]:
     d = dimension(text)
+    unreadable(value, "the witness's points")
     if isinstance(value, sp.MatrixBase):
         value = value.tolist()
     if isinstance(value, np.ndarray):
@@ -134,6 +144,7 @@ def certificate_kernel(cert, d: int, _depth: int = 0, _count: list | None = None
     if _depth > _MAX_DEPTH or count[0] > _MAX_RULES:
         raise Refused(f"the certificate is too large (at most {_MAX_RULES} rules, nested "
                        f"{_MAX_DEPTH} deep)")
+    unreadable(cert, "the certificate")
     if isinstance(cert, str):
         cert = (cert,)
     if not isinstance(cert, (tuple, list)) or not cert or not isinstance(cert[0], str):
@@ -181,6 +192,17 @@ def certificate_kernel(cert, d: int, _depth: int = 0, _count: list | None = None
             raise Refused(f"('scale', a, A) keeps a kernel for a > 0 only, got a = {a}")
         inner = certificate_kernel(args[1], d, _depth + 1, count)
         return lambda x, y: a * inner(x, y)
+    if rule == "exp":
+        need(1)
+        inner = certificate_kernel(args[0], d, _depth + 1, count)
+
+        def k(x, y):
+            value = inner(x, y)
+            if abs(numeric(value, 20)) > _MAX_EXPONENT:
+                raise Refused(f"('exp', A) is checked where |A| <= {_MAX_EXPONENT} only")
+            return sp.exp(value)
+
+        return k
     if len(args) < 2:  # sum, product
         raise Refused(f"({rule!r}, A, B, ...) needs at least two certificates")
     parts = [certificate_kernel(a, d, _depth + 1, count) for a in args]
@@ -197,6 +219,7 @@ def _feature_map(features, d: int):
     names = ("x",) if d == 1 else ("x1", "x2")
     found = []
     for i, f in enumerate(features):
+        unreadable(f, f"feature {i + 1}")
         if isinstance(f, (int, np.integer, float, np.floating)) and not isinstance(f, bool):
             f = exact_number(f, f"feature {i + 1}", allow_float=False)
         if not isinstance(f, sp.Expr):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-__all__ = ["Refused", "check_tree", "exact_number", "numeric"]
+__all__ = ["Refused", "check_tree", "exact_number", "numeric", "unreadable"]
 
 _MAX_NODES = 200
 _MAX_POWER = 12
@@ -23,7 +23,14 @@ class Refused(ValueError):
     """An answer that cannot be read as a witness or a certificate; the message says why."""
 
 
+def unreadable(value, what: str) -> None:
+    """Refuse a value the wire could not carry (too large, or not a number or expression)."""
+    if type(value).__name__ == "Unreadable":
+        raise Refused(f"{what} could not be read ({value.what})")
+
+
 def exact_number(value, what: str, allow_float: bool) -> sp.Expr:
+    unreadable(value, what)
     if isinstance(value, (bool, np.bool_)):
         raise Refused(f"{what} should be a number, got {value!r}")
     if isinstance(value, (int, np.integer)):
