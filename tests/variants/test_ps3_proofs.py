@@ -29,7 +29,7 @@ _NAMES = {"x": x, "x1": x1, "x2": x2, "sqrt": sp.sqrt, "exp": sp.exp, "cos": sp.
 
 
 def certificate(c):
-    return eval(c.certificate, dict(_NAMES))  # noqa: S307 - the kit's own pool
+    return eval(c.certificate, dict(_NAMES))  # the kit's own pool, never a student's text
 
 
 def witness(c):
@@ -115,7 +115,7 @@ def test_a_valid_but_different_certificate_earns_the_item(text, proof):
 
 
 def test_a_valid_but_different_certificate_earns_a_student_s_item():
-    name, c = next((n, c) for n, c in items("ada_lee") if c.text == "2 * x.x'")
+    name = next(n for n, c in items("ada_lee") if c.text == "2 * x.x'")
     assert judged(name, ("map", [sp.sqrt(2) * x1, sp.sqrt(2) * x2]), "ada_lee").ok
 
 
