@@ -21,7 +21,6 @@ from kit.forbidden import FORBIDDEN_LINE
 from kit.identity import Identity, numbers_text
 from kit.inert import student_words
 from kit.judge_plan import payloads, planned_calls
-from kit.verdicts import verdict_lists
 from kpca_probe.wire import decode, decode_error
 
 __all__ = ["DID_NOT_RUN", "JUDGE_KEY", "judge_cell", "own_line"]
@@ -135,7 +134,6 @@ def judge_cell(cell, forbidden: bool = False, who: Identity | None = None,
                      "tests earn nothing")
         codes.append(None)
     else:
-        results = []
         for kind, name, points in plan:
             payload = found.get((kind, name))
             try:
@@ -151,10 +149,6 @@ def judge_cell(cell, forbidden: bool = False, who: Identity | None = None,
             score += earned
             lines.extend(more)
             codes.extend(more_codes)
-            results.append((name, points, earned))
-        score, more = verdict_lists(results, who, score)
-        lines.extend(more)
-        codes.extend([None] * len(more))
     score = round(min(max(score, 0.0), max_points), 2)
     text = "\n".join(own_line(line, code) for line, code in zip(lines, codes))
     kept.append({"output_type": "stream", "name": "stdout", "text": text + "\n"})

@@ -91,7 +91,8 @@ def is_symmetric(K, tol=1e-10):
     ----------
     K : array_like, shape (n, n)
     tol : float, default 1e-10
-        Relative tolerance (an exact sympy ``K`` is compared exactly).
+        Tolerance in units of ``max(1, max |K|)``: relative to the largest entry when that
+        is above 1, absolute below (an exact sympy ``K`` is compared exactly).
 
     Returns
     -------
@@ -118,8 +119,9 @@ def is_psd(K, tol=1e-10):
     ----------
     K : array_like, shape (n, n)
     tol : float, default 1e-10
-        Relative tolerance for both checks. An exact sympy ``K`` goes to
-        :func:`is_psd_exact` instead.
+        Tolerance of both checks, in units of ``max(1, scale)`` (the largest entry for
+        symmetry, the largest absolute eigenvalue for the sign): relative above scale 1,
+        absolute below. An exact sympy ``K`` goes to :func:`is_psd_exact` instead.
 
     Returns
     -------

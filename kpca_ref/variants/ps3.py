@@ -3,9 +3,9 @@
 The lecture's self-test (notes 10-12, Q5): two points at squared distance ``c`` give the
 Gram matrix ``[[0, c], [c, 0]]`` of ``||x - x'||^2``, with eigenvalues ``c`` and ``-c``;
 the problem set's worked example takes the points (1, 2) and (3, -1) of Q3 (``c = 13``).
-Lecture 002 adds that the RBF kernel needs ``gamma > 0``: with ``gamma = -1`` the scalars 0
-and 1 give the least eigenvalue ``1 - e``. Part 7 asks verdicts (kernel or not) on ten
-candidate functions.
+The notes' RBF kernel has ``sigma > 0`` (``gamma > 0``): the notebook's own example,
+``gamma = -1`` on the scalars 0 and 1, gives the least eigenvalue ``1 - e``. Part 7 asks
+for a witness or a certificate on each of ten candidate functions.
 
 Families:
 
@@ -25,9 +25,13 @@ Families:
     its square.
 ``verdicts``
     ten candidate functions ``N.k1 ... N.k10`` (plain text, see
-    :mod:`kpca_ref.variants.ps3_pool`), five kernels and five not, from ten different
-    groups, in their own order; no two lists share their pattern of verdicts, and none has
-    the lecture's pattern (150 candidates).
+    :mod:`kpca_ref.variants.ps3_pool`): two of each kind of trap (:data:`ps3_pool.KINDS`:
+    one-point, asymmetric and eigenvalue non-kernels, kernels with and without negative
+    values), the two of a kind from two groups, in their own order; no two lists share
+    their pattern of kinds, and none has the pattern of the notebook's examples (150
+    candidates). Each item is answered by a witness or a certificate
+    (:mod:`kpca_ref.variants.ps3_certify`) and judged by :func:`judge`; its key in
+    :func:`answers` is the verdict (valid or not) the grader never compares with.
 """
 
 from __future__ import annotations
@@ -41,7 +45,8 @@ import sympy as sp
 from kpca_ref.exact import eigvals_exact
 from kpca_ref.mercer import find_counterexample
 from kpca_ref.mercer import gram as gram_float
-from kpca_ref.variants.ps3_pool import LECTURE_TEXTS, POOL, pool
+from kpca_ref.variants.ps3_certify import judge_answer
+from kpca_ref.variants.ps3_pool import EXAMPLE_TEXTS, KINDS, POOL, pool
 
 PS = "ps3_mercer"
 FAMILIES = {"pair": 100, "exp_plus": 100, "verdicts": 100}
@@ -49,7 +54,7 @@ SLOTS = 10
 LECTURE = {
     "pair": {"x1": [[1, 2]], "x2": [[3, -1]]},
     "exp_plus": {"s": 1, "gamma": -1, "t1": 0, "t2": 1},
-    "verdicts": {f"k{i + 1}": text for i, text in enumerate(LECTURE_TEXTS)},
+    "verdicts": {f"k{i + 1}": text for i, text in enumerate(EXAMPLE_TEXTS)},
 }
 ITEMS = {
     "ps3_dist_gram": ("pair",),
@@ -57,6 +62,8 @@ ITEMS = {
     "ps3_exp_plus_min_eigenvalue": ("exp_plus",),
     **{f"ps3_verdict_{i + 1}": ("verdicts",) for i in range(SLOTS)},
 }
+#: the items judged by :func:`judge` (a witness or a certificate), not by comparison
+CHECKED = frozenset(f"ps3_verdict_{i + 1}" for i in range(SLOTS))
 UP_TO_SIGN = frozenset()
 NICE = {"denominator": 1}
 
@@ -108,36 +115,32 @@ def _exp_plus() -> list[dict]:
     return found
 
 
-def _pick(i: int, options, used: set[str], count: int) -> list:
-    chosen = []
-    for c in sorted(options, key=lambda c: _key("verdicts", i, c.text)):
-        if c.group not in used and len(chosen) < count:
+def _pick(i: int, kind: str) -> list:
+    """Two candidates of ``kind`` from two different groups."""
+    chosen, groups = [], set()
+    for c in sorted((c for c in pool() if c.kind == kind),
+                    key=lambda c: _key("verdicts", i, c.text)):
+        if c.group not in groups and len(chosen) < SLOTS // len(KINDS):
             chosen.append(c)
-            used.add(c.group)
+            groups.add(c.group)
     return chosen
 
 
 def _verdict_lists() -> list[dict]:
-    everything = pool()
-    valid = [c for c in everything if c.valid]
-    invalid = [c for c in everything if not c.valid]
-    lecture = tuple(POOL[text].valid for text in LECTURE_TEXTS)
+    example = tuple(POOL[text].kind for text in EXAMPLE_TEXTS)
+    example_valid = tuple(POOL[text].valid for text in EXAMPLE_TEXTS)
     found, seen = [], set()
     for i in itertools.count():
         if len(found) == _VERDICT_LISTS:
             return found
-        used: set[str] = set()
-        # which half picks first alternates, so no group leans to one verdict
-        first, second = (valid, invalid) if i % 2 else (invalid, valid)
-        chosen = _pick(i, first, used, SLOTS // 2) + _pick(i, second, used, SLOTS // 2)
+        chosen = [c for kind in KINDS for c in _pick(i, kind)]
         chosen.sort(key=lambda c: _key("order", i, c.text))
-        texts = tuple(c.text for c in chosen)
-        verdicts = tuple(c.valid for c in chosen)
-        # one list per pattern of verdicts, never the lecture's pattern: pasting the
-        # lecture's or a classmate's verdicts matches a whole list almost never
-        if len(texts) == SLOTS and verdicts not in seen and verdicts != lecture:
-            seen.add(verdicts)
-            found.append({f"k{j + 1}": text for j, text in enumerate(texts)})
+        kinds = tuple(c.kind for c in chosen)
+        # one list per pattern of kinds, never the examples' pattern of kinds or verdicts
+        valid = tuple(c.valid for c in chosen)
+        if len(chosen) == SLOTS and kinds not in seen and kinds != example and valid != example_valid:
+            seen.add(kinds)
+            found.append({f"k{j + 1}": c.text for j, c in enumerate(chosen)})
     raise AssertionError("unreachable")  # pragma: no cover
 
 
@@ -171,6 +174,13 @@ def answers(n) -> dict:
             K_exp.eigenvals(multiple=True), key=lambda v: sp.N(v, 30))),
         **{f"ps3_verdict_{i + 1}": _lookup(text).valid for i, text in enumerate(texts(n))},
     }
+
+
+def judge(name: str, value, n, student_id: str):
+    """The verdict on a Part 7 answer: a witness or a certificate for the item's function."""
+    text = texts(n)[int(name.rsplit("_", 1)[1]) - 1]
+    _lookup(text)
+    return judge_answer(value, text, f"{student_id}\x1f{name}")
 
 
 def float_answers(n) -> dict:

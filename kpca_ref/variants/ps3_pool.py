@@ -1,29 +1,38 @@
-"""The pool of candidate functions that ps3_mercer's Part 7 asks verdicts on.
+"""The pool of candidate functions of ps3_mercer's Part 7, each with its kind of trap.
 
 Each entry is a :class:`Candidate`: the text a student reads (plain text, e.g.
-``"(x.x' - 2)^3"``), the dimension of its points, its *group* (the kind of function: a
-student's list never holds two of one group), the verdict that kernel algebra gives (a
-valid kernel or not, with the reason) and a float function built here from the entry's own
-parameters, never from its text. The grader looks a text up in :data:`POOL` and reads the
-verdict: no text is ever evaluated.
+``"(x.x' - 2)^3"``), its *kind* (:data:`KINDS`: which wrong rule it catches), its *group*
+(a student's two items of one kind come from two groups), whether it is a valid kernel and,
+for a kernel, a reference certificate (the source of a certificate in the language of
+:mod:`kpca_ref.variants.ps3_certify`). The function itself is built from the text by
+:func:`exact_function` (sympy) or :func:`float_function` (floats): the text is the kit's
+own, never a student's, and the grader only reads it after looking it up in :data:`POOL`.
 
 Texts use ``x.x'`` for the dot product, ``||x - x'||^2`` for the squared distance,
 ``x_1``, ``x'_2`` for coordinates, ``^`` for powers and ``*`` for products. A text may end in
 a domain in square brackets: ``[scalars x, x' >= 0]`` (1-D points, non-negative),
 ``[scalars x, x']`` (1-D points) or ``[the same for every x, x']`` (a constant); without one
-the points are in R^2. The notebook's ``candidate`` helper turns a text into a function with
-the same grammar (a test checks that it agrees with :attr:`Candidate.k` on every entry).
+the points are in R^2. The notebook's ``candidate`` helper reads the same notation.
+
+Only what the course can certify is asked: every kernel of the pool has a certificate from
+the rules the notes teach (an explicit feature map, the polynomial and RBF kernels, sums,
+positive multiples, products, the exponential of a kernel); ``1 / (1 + c ||x - x'||^2)``
+and ``min(x, x')`` are left out.
 """
 
 from __future__ import annotations
 
+import ast
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
+import sympy as sp
 
-__all__ = ["LECTURE_TEXTS", "PICTURED", "POOL", "Candidate", "pool"]
+__all__ = ["EXAMPLE_TEXTS", "KINDS", "PICTURED", "POOL", "Candidate", "dimension",
+           "exact_function", "float_function", "nonnegative", "pool"]
 
 NONNEG = "  [scalars x, x' >= 0]"
 SCALARS = "  [scalars x, x']"
@@ -31,42 +40,150 @@ CONSTANT = "  [the same for every x, x']"
 SQD = "||x - x'||^2"
 DOT = "x.x'"
 
-#: the ten candidates of the lecture's worked list (kept out of the pool)
-LECTURE_TEXTS = (
-    "x.x'", "(x.x' + 1)^2", "exp(-||x - x'||^2)", "||x - x'||^2", "-x.x'", "x.x' - 1",
-    "(x.x')^3", "exp(||x - x'||^2)", "min(x, x')" + NONNEG, "x_1 * x'_2",
+#: kind -> what it is; every student's list holds two items of each kind
+KINDS = {
+    "diagonal": "not a kernel: some point has k(x, x) < 0 (one point is a witness)",
+    "asymmetric": "not a kernel: k(x, x') != k(x', x) for some pair",
+    "eigenvalue": "not a kernel although symmetric with k(x, x) >= 0: two or more points",
+    "signed_kernel": "a kernel that takes negative values (its Gram matrices have negative "
+                     "entries)",
+    "positive_kernel": "a kernel that never takes negative values",
+}
+VALID_KINDS = frozenset({"signed_kernel", "positive_kernel"})
+
+#: the notebook's worked examples, two of each kind (kept out of the pool)
+EXAMPLE_TEXTS = (
+    "x.x' - 1", "-x.x'", "x_1 * x'_2 - x'_1 * x_2 + 1", "x.x' + x_1 - x'_1", "||x - x'||^2",
+    "exp(||x - x'||^2)",
+    "x.x'", "(x.x')^3", "(x.x' + 1)^2", "exp(-||x - x'||^2)",
 )
 
-#: the functions the notebook's picture plots that are not in the lecture's list
-PICTURED = ("(x.x' - 1)^2",)
+#: the notebook's worked certificates and the functions its picture plots (kept out too)
+PICTURED = ("(x.x' - 1)^2", "3 * x.x' + (x.x' + 1)^2", "x_1 * x'_1 + 4")
 
 
 @dataclass(frozen=True)
 class Candidate:
-    """One candidate function of the pool."""
+    """One candidate function: its text, kind, group and (for a kernel) a certificate."""
 
     text: str
+    kind: str
     group: str
-    valid: bool
-    reason: str
-    k: Callable = None  # float function of two 1-D arrays
-    d: int = 2
+    certificate: str | None = None  # Python source of a certificate (kernels only)
+
+    @property
+    def valid(self) -> bool:
+        """Is it a valid kernel?"""
+        return self.kind in VALID_KINDS
+
+    @property
+    def d(self) -> int:
+        """The dimension of its points."""
+        return dimension(self.text)
+
+    @property
+    def k(self) -> Callable:
+        """Float function of two 1-D arrays (see :func:`float_function`)."""
+        return float_function(self.text)
 
 
-def _dot(x, y):
-    return float(np.dot(x, y))
+def dimension(text: str) -> int:
+    """1 for a scalar domain, else 2."""
+    return 1 if "[scalars" in text else 2
 
 
-def _sqd(x, y):
-    return float(np.sum((np.asarray(x) - np.asarray(y)) ** 2))
+def nonnegative(text: str) -> bool:
+    """Does the text's domain hold non-negative scalars only?"""
+    return ">= 0]" in text
 
 
-def _num(q: Fraction) -> str:
+_WORDS = [("||x - x'||^2", " sqd "), ("||x - x'||", " dist "), ("x.x'", " dot "),
+          ("x'_1", " y1 "), ("x'_2", " y2 "), ("x_1", " x1 "), ("x_2", " x2 "),
+          ("x'", " y "), ("^", "**")]
+_OPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
+        ast.Mult: lambda a, b: a * b, ast.Div: lambda a, b: a / b,
+        ast.Pow: lambda a, b: a ** b}
+
+
+def _tree(text: str):
+    formula = text.partition("  [")[0]
+    for word, name in _WORDS:
+        formula = formula.replace(word, name)
+    return ast.parse(formula.strip(), mode="eval").body
+
+
+def _value(node, names, calls, number):
+    if isinstance(node, ast.Constant) and isinstance(node.value, int):
+        return number(node.value)
+    if isinstance(node, ast.Name) and node.id in names:
+        return names[node.id]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        inner = _value(node.operand, names, calls, number)
+        return -inner if isinstance(node.op, ast.USub) else inner
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
+        left = _value(node.left, names, calls, number)
+        return _OPS[type(node.op)](left, _value(node.right, names, calls, number))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in calls:
+        return calls[node.func.id](*(_value(a, names, calls, number) for a in node.args))
+    raise ValueError(f"not part of the candidates' notation: {ast.dump(node)}")
+
+
+_SYMPY_CALLS = {"exp": sp.exp, "cos": sp.cos, "sin": sp.sin, "sqrt": sp.sqrt,
+                "min": sp.Min, "max": sp.Max}
+_FLOAT_CALLS = {"exp": math.exp, "cos": math.cos, "sin": math.sin, "sqrt": math.sqrt,
+                "min": min, "max": max}
+
+
+def _names(x, y, d, sqrt):
+    sqd = sum((a - b) ** 2 for a, b in zip(x, y))
+    names = {"dot": sum(a * b for a, b in zip(x, y)), "sqd": sqd, "dist": sqrt(sqd),
+             "x": x[0], "y": y[0], "x1": x[0], "y1": y[0]}
+    if d > 1:
+        names.update(x2=x[1], y2=y[1])
+    return names
+
+
+def exact_function(text: str) -> Callable:
+    """``k(x, y)`` on two sequences of sympy numbers (or symbols): an exact sympy value."""
+    tree, d = _tree(text), dimension(text)
+
+    def k(x, y):
+        return _value(tree, _names(list(x), list(y), d, sp.sqrt), _SYMPY_CALLS, sp.Integer)
+
+    return k
+
+
+def float_function(text: str) -> Callable:
+    """``k(x, y)`` on two 1-D float arrays; a non-negative domain reads ``|x|`` (as the
+    notebook's helper does, so a search over R stays on the domain)."""
+    tree, d, absolute = _tree(text), dimension(text), nonnegative(text)
+
+    def k(x, y):
+        x, y = np.asarray(x, dtype=float).ravel(), np.asarray(y, dtype=float).ravel()
+        if absolute:
+            x, y = np.abs(x), np.abs(y)
+        names = _names([float(v) for v in x], [float(v) for v in y], d, math.sqrt)
+        try:
+            return float(_value(tree, names, _FLOAT_CALLS, float))
+        except OverflowError:
+            return math.inf
+
+    return k
+
+
+def _num(q) -> str:
+    q = Fraction(q)
     return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
 
 
-def _times(a: Fraction, term: str) -> str:
+def _src(q) -> str:
+    q = Fraction(q)
+    return str(q.numerator) if q.denominator == 1 else f"Rational({q.numerator}, {q.denominator})"
+
+
+def _times(a, term: str) -> str:
     """``a * term`` as text: ``2 * x.x'``, ``-x.x'``, ``x.x' / 2``, ``-3 * x.x'``."""
+    a = Fraction(a)
     sign = "-" if a < 0 else ""
     a = abs(a)
     if a == 1:
@@ -76,180 +193,123 @@ def _times(a: Fraction, term: str) -> str:
     return f"{sign}{_num(a)} * {term}"
 
 
-def _linear() -> list[Candidate]:
-    out = []
-    for a in (Fraction(1), Fraction(2), Fraction(3), Fraction(1, 2), Fraction(-1), Fraction(-2),
-              Fraction(-3), Fraction(-1, 2)):
-        f = float(a)
-        out.append(Candidate(_times(a, "x.x'"), "linear", a > 0,
-                             "a positive multiple of x.x'" if a > 0 else "k(x, x) < 0",
-                             lambda x, y, f=f: f * _dot(x, y)))
-    for c in (Fraction(1), Fraction(2), Fraction(3), Fraction(-1), Fraction(-2), Fraction(-3),
-              Fraction(-1, 2)):
-        f = float(c)
-        text = f"x.x' + {_num(c)}" if c > 0 else f"x.x' - {_num(-c)}"
-        out.append(Candidate(text, "shifted", c > 0,
-                             "phi(x) = (x, sqrt(c))" if c > 0 else "k(0, 0) < 0",
-                             lambda x, y, f=f: _dot(x, y) + f))
-    return out
+def _shift(c) -> str:
+    return DOT if c == 0 else (f"x.x' + {_num(c)}" if c > 0 else f"x.x' - {_num(-c)}")
 
 
-def _polynomial() -> list[Candidate]:
-    out = []
-    for c in (0, 1, 2, 3, -1, -2):
-        for p in (2, 3, 4):
-            inner = "x.x'" if c == 0 else (f"x.x' + {c}" if c > 0 else f"x.x' - {-c}")
-            out.append(Candidate(f"({inner})^{p}", "polynomial", c >= 0,
-                                 "(x.x' + c)^p with c >= 0" if c >= 0
-                                 else "c < 0: a point near 0 gives a negative 2 x 2 minor",
-                                 lambda x, y, c=c, p=p: (_dot(x, y) + c) ** p))
-    return out
-
-
-def _exponentials() -> list[Candidate]:
-    out = []
-    for g in (Fraction(1), Fraction(2), Fraction(3), Fraction(1, 2), Fraction(-1), Fraction(-2),
-              Fraction(-3), Fraction(-1, 2)):
-        f = float(g)
-        text = f"exp({_times(-g, SQD)})"
-        out.append(Candidate(text, "rbf", g > 0,
-                             "RBF with gamma > 0" if g > 0 else "gamma < 0: eigenvalue 1 - e^m",
-                             lambda x, y, f=f: float(np.exp(-f * _sqd(x, y)))))
-    for a in (2, 3, -2):
-        for g in (1, -1):
-            if a < 0 and g < 0:
-                continue
-            text = f"{a} * exp({'-' if g > 0 else ''}||x - x'||^2)"
-            out.append(Candidate(text, "scaled_rbf", a > 0 and g > 0,
-                                 "a positive multiple of a kernel" if a > 0 and g > 0
-                                 else ("k(x, x) < 0" if a < 0 else "gamma < 0"),
-                                 lambda x, y, a=a, g=g: a * float(np.exp(-g * _sqd(x, y)))))
-    for b in (Fraction(1), Fraction(2), Fraction(1, 2), Fraction(-1), Fraction(-2)):
-        f = float(b)
-        out.append(Candidate(f"exp({_times(b, DOT)})", "exp_dot", b > 0,
-                             "a series of polynomial kernels with positive weights" if b > 0
-                             else "two points 0 and t give a negative determinant",
-                             lambda x, y, f=f: float(np.exp(f * _dot(x, y)))))
-    return out
-
-
-def _distances() -> list[Candidate]:
-    out = []
-    for a in (1, 2, 3, -1, -2):
-        out.append(Candidate(_times(Fraction(a), "||x - x'||^2"), "distance", False,
-                             "two points give eigenvalues c and -c (times a)",
-                             lambda x, y, a=a: a * _sqd(x, y)))
-    out.append(Candidate("||x - x'||", "distance", False, "two points: eigenvalues +-|x - x'|",
-                         lambda x, y: _sqd(x, y) ** 0.5))
-    out.append(Candidate("sqrt(1 + ||x - x'||^2)", "distance", False,
-                         "two points: eigenvalue 1 - sqrt(1 + c) < 0",
-                         lambda x, y: (1.0 + _sqd(x, y)) ** 0.5))
-    for a, g in ((1, 1), (1, 2), (2, 1)):
-        text = f"{a} / (1 + {_times(Fraction(g), SQD)})"
-        out.append(Candidate(text, "inverse", True, "a scale mixture of RBF kernels",
-                             lambda x, y, a=a, g=g: a / (1.0 + g * _sqd(x, y))))
-    return out
-
-
-def _scalars() -> list[Candidate]:
-    s = lambda v: float(np.ravel(v)[0])
-    nn = lambda v: abs(s(v))
-    return [
-        Candidate("min(x, x')" + NONNEG, "order", True, "integral of indicator features",
-                  lambda x, y: min(nn(x), nn(y)), 1),
-        Candidate("2 * min(x, x')" + NONNEG, "order", True, "integral of indicator features",
-                  lambda x, y: 2 * min(nn(x), nn(y)), 1),
-        Candidate("max(x, x')" + NONNEG, "order", False, "1 and 2 give det 2 - 4 < 0",
-                  lambda x, y: max(nn(x), nn(y)), 1),
-        Candidate("min(x, x') - 1" + NONNEG, "order", False, "k(0, 0) = -1 < 0",
-                  lambda x, y: min(nn(x), nn(y)) - 1.0, 1),
-        Candidate("x * x'" + SCALARS, "trig", True, "phi(x) = x",
-                  lambda x, y: s(x) * s(y), 1),
-        Candidate("cos(x - x')" + SCALARS, "trig", True, "phi(x) = (cos x, sin x)",
-                  lambda x, y: float(np.cos(s(x) - s(y))), 1),
-        Candidate("cos(2 * (x - x'))" + SCALARS, "trig", True, "phi(x) = (cos 2x, sin 2x)",
-                  lambda x, y: float(np.cos(2 * (s(x) - s(y)))), 1),
-        Candidate("sin(x) * sin(x')" + SCALARS, "trig", True, "phi(x) = sin x",
-                  lambda x, y: float(np.sin(s(x)) * np.sin(s(y))), 1),
-        Candidate("cos(x + x')" + SCALARS, "trig", False, "k(x, x) = cos 2x < 0 at x = pi/2",
-                  lambda x, y: float(np.cos(s(x) + s(y))), 1),
-        Candidate("sin(x - x')" + SCALARS, "trig", False, "not symmetric",
-                  lambda x, y: float(np.sin(s(x) - s(y))), 1),
-        Candidate("sin(x + x')" + SCALARS, "trig", False, "k(x, x) = sin 2x < 0 somewhere",
-                  lambda x, y: float(np.sin(s(x) + s(y))), 1),
-        Candidate("2" + CONSTANT, "constant", True, "phi(x) = sqrt(2)",
-                  lambda x, y: 2.0),
-        Candidate("3" + CONSTANT, "constant", True, "phi(x) = sqrt(3)",
-                  lambda x, y: 3.0),
-        Candidate("-1" + CONSTANT, "constant", False, "k(x, x) = -1 < 0",
-                  lambda x, y: -1.0),
-        Candidate("-2" + CONSTANT, "constant", False, "k(x, x) = -2 < 0",
-                  lambda x, y: -2.0),
+def _kernels() -> list[Candidate]:
+    F = Fraction
+    out = [Candidate(f"exp({_times(-g, SQD)})", "positive_kernel", "rbf", f'("rbf", {_src(g)})')
+           for g in (2, 3, F(1, 2), F(1, 3))]
+    out += [Candidate(f"{a} * exp(-{SQD})", "positive_kernel", "scaled_rbf",
+                      f'("scale", {a}, ("rbf", 1))') for a in (2, 3, 5)]
+    out += [Candidate(f"({_shift(c)})^{p}", "positive_kernel", "poly_even", f'("poly", {c}, {p})')
+            for c, p in ((0, 2), (0, 4), (1, 4), (2, 2), (2, 4), (3, 2), (3, 4))]
+    out += [Candidate(f"{a}" + CONSTANT, "positive_kernel", "constant", f'("map", [sqrt({a})])')
+            for a in (2, 3, 5)]
+    out += [Candidate(f"exp({_times(b, DOT)})", "positive_kernel", "exp_dot",
+                      f'("exp", ("scale", {_src(b)}, "linear"))')
+            for b in (1, 2, F(1, 2))]
+    out += [Candidate(_times(a, DOT), "signed_kernel", "linear", f'("scale", {_src(a)}, "linear")')
+            for a in (2, 3, F(1, 2), F(1, 3))]
+    out += [Candidate(_shift(c), "signed_kernel", "shifted", f'("poly", {c}, 1)')
+            for c in (1, 2, 3)]
+    out += [Candidate(f"({_shift(c)})^{p}", "signed_kernel", "poly_odd", f'("poly", {c}, {p})')
+            for c, p in ((1, 3), (2, 3), (3, 3), (0, 5), (1, 5))]
+    out += [
+        Candidate("x * x'" + SCALARS, "signed_kernel", "trig", '("map", [x])'),
+        Candidate("cos(x - x')" + SCALARS, "signed_kernel", "trig", '("map", [cos(x), sin(x)])'),
+        Candidate("cos(2 * (x - x'))" + SCALARS, "signed_kernel", "trig",
+                  '("map", [cos(2*x), sin(2*x)])'),
+        Candidate("sin(x) * sin(x')" + SCALARS, "signed_kernel", "trig", '("map", [sin(x)])'),
+        Candidate("cos(x) * cos(x')" + SCALARS, "signed_kernel", "trig", '("map", [cos(x)])'),
+        Candidate("x_1 * x'_1", "signed_kernel", "coordinates", '("map", [x1])'),
+        Candidate("x_2 * x'_2", "signed_kernel", "coordinates", '("map", [x2])'),
+        Candidate("x_1 * x'_1 + 2 * x_2 * x'_2", "signed_kernel", "coordinates",
+                  '("map", [x1, sqrt(2)*x2])'),
+        Candidate("3 * x_1 * x'_1 + x_2 * x'_2", "signed_kernel", "coordinates",
+                  '("map", [sqrt(3)*x1, x2])'),
+        Candidate(f"x.x' + exp(-{SQD})", "signed_kernel", "combination",
+                  '("sum", "linear", ("rbf", 1))'),
+        Candidate(f"x.x' * exp(-{SQD})", "signed_kernel", "combination",
+                  '("product", "linear", ("rbf", 1))'),
+        Candidate("(x.x')^2 + x.x'", "signed_kernel", "combination",
+                  '("sum", ("poly", 0, 2), "linear")'),
+        Candidate("(x.x' + 1)^2 - 1", "signed_kernel", "combination",
+                  '("sum", ("poly", 0, 2), ("scale", 2, "linear"))'),
     ]
+    return out
 
 
-def _coordinates() -> list[Candidate]:
-    return [
-        Candidate("x_1 * x'_1", "coordinates", True, "phi(x) = x_1",
-                  lambda x, y: float(x[0] * y[0])),
-        Candidate("x_2 * x'_2", "coordinates", True, "phi(x) = x_2",
-                  lambda x, y: float(x[1] * y[1])),
-        Candidate("x_1 * x'_1 + 2 * x_2 * x'_2", "coordinates", True,
-                  "phi(x) = (x_1, sqrt(2) x_2)",
-                  lambda x, y: float(x[0] * y[0] + 2 * x[1] * y[1])),
-        Candidate("x_1 * x'_2", "coordinates", False, "not symmetric",
-                  lambda x, y: float(x[0] * y[1])),
-        Candidate("x_2 * x'_1", "coordinates", False, "not symmetric",
-                  lambda x, y: float(x[1] * y[0])),
-        Candidate("x_1 * x'_2 + x_2 * x'_1", "coordinates", False, "k(x, x) = 2 x_1 x_2 < 0",
-                  lambda x, y: float(x[0] * y[1] + x[1] * y[0])),
-        Candidate("x_1 * x'_1 - x_2 * x'_2", "coordinates", False, "k((0, 1), (0, 1)) = -1",
-                  lambda x, y: float(x[0] * y[0] - x[1] * y[1])),
-        Candidate("x.x' + x_1", "coordinates", False, "not symmetric",
-                  lambda x, y: _dot(x, y) + float(x[0])),
-    ]
+def _not_kernels() -> list[Candidate]:
+    F = Fraction
+    out = [Candidate(_times(-a, DOT), "diagonal", "negative_linear") for a in (2, 3, F(1, 2))]
+    out += [Candidate(_shift(-c), "diagonal", "negative_shift") for c in (2, 3, F(1, 2))]
+    out += [Candidate(f"({_shift(-c)})^3", "diagonal", "negative_odd_power") for c in (1, 2)]
+    out += [Candidate(f"-2 * exp(-{SQD})", "diagonal", "negative_scale"),
+            Candidate("-3 * (x.x' + 1)^2", "diagonal", "negative_scale")]
+    out += [Candidate(t + SCALARS, "diagonal", "trig_diagonal") for t in ("cos(x + x')",
+                                                                          "sin(x + x')")]
+    out += [Candidate(f"{a}" + CONSTANT, "diagonal", "negative_constant") for a in (-1, -2)]
+    out += [Candidate("min(x, x') - 1" + NONNEG, "diagonal", "order_diagonal"),
+            Candidate("x_1 * x'_2 + x_2 * x'_1", "diagonal", "coordinates_diagonal"),
+            Candidate("x_1 * x'_1 - x_2 * x'_2", "diagonal", "coordinates_diagonal"),
+            Candidate("(x.x')^2 - x.x'", "diagonal", "combination_diagonal"),
+            Candidate(f"x.x' - exp(-{SQD})", "diagonal", "combination_diagonal"),
+            Candidate("(x.x' + 1)^2 - 2", "diagonal", "combination_diagonal")]
+    # an asymmetric trap has k(x, x) >= 0 and a PSD symmetric part: only asymmetry refutes it
+    out += [Candidate(t, "asymmetric", "antisymmetric")
+            for t in ("x_1 * x'_2 - x_2 * x'_1", "2 * x_2 * x'_1 - 2 * x_1 * x'_2")]
+    out += [Candidate(t + SCALARS, "asymmetric", "antisymmetric_scalars")
+            for t in ("x - x'", "sin(x - x')", "x^2 - x'^2")]
+    out += [Candidate(t, "asymmetric", "kernel_plus_antisymmetric")
+            for t in ("x.x' + x_1 * x'_2 - x_2 * x'_1", "(x.x')^2 + x_1 - x'_1",
+                      f"exp(-{SQD}) + x_2 - x'_2")]
+    out += [Candidate(t + SCALARS, "asymmetric", "kernel_plus_antisymmetric")
+            for t in ("x * x' + x - x'", "1 + x - x'")]
+    out += [Candidate(_times(a, SQD), "eigenvalue", "distance") for a in (2, 3, -1, -2)]
+    out += [Candidate("||x - x'||", "eigenvalue", "distance"),
+            Candidate(f"sqrt(1 + {SQD})", "eigenvalue", "distance")]
+    out += [Candidate(f"exp({_times(g, SQD)})", "eigenvalue", "rbf_negative_gamma")
+            for g in (2, 3, F(1, 2))]
+    out += [Candidate(f"{a} * exp({SQD})", "eigenvalue", "rbf_negative_gamma") for a in (2, 3)]
+    out += [Candidate(f"({_shift(-c)})^{p}", "eigenvalue", "even_power_negative_shift")
+            for c, p in ((1, 4), (2, 2), (2, 4))]
+    out += [Candidate(f"exp({_times(-b, DOT)})", "eigenvalue", "exp_dot_negative")
+            for b in (1, 2, F(1, 2))]
+    out += [Candidate("max(x, x')" + NONNEG, "eigenvalue", "order"),
+            Candidate(f"exp(-{SQD}) - 1", "eigenvalue", "combination_eigenvalue"),
+            Candidate(f"{SQD} + x.x'", "eigenvalue", "combination_eigenvalue")]
+    return out
 
 
-def _combinations() -> list[Candidate]:
-    rbf = lambda x, y: float(np.exp(-_sqd(x, y)))
-    return [
-        Candidate("x.x' + exp(-||x - x'||^2)", "combination", True, "a sum of kernels",
-                  lambda x, y: _dot(x, y) + rbf(x, y)),
-        Candidate("x.x' * exp(-||x - x'||^2)", "combination", True, "a product of kernels",
-                  lambda x, y: _dot(x, y) * rbf(x, y)),
-        Candidate("(x.x')^2 + x.x'", "combination", True, "a sum of kernels",
-                  lambda x, y: _dot(x, y) ** 2 + _dot(x, y)),
-        Candidate("(x.x' + 1)^2 - 1", "combination", True, "(x.x')^2 + 2 x.x': a sum of kernels",
-                  lambda x, y: (_dot(x, y) + 1.0) ** 2 - 1.0),
-        Candidate("(x.x')^2 - x.x'", "combination", False, "k(x, x) < 0 for 0 < ||x|| < 1",
-                  lambda x, y: _dot(x, y) ** 2 - _dot(x, y)),
-        Candidate("x.x' - exp(-||x - x'||^2)", "combination", False, "k(0, 0) = -1 < 0",
-                  lambda x, y: _dot(x, y) - rbf(x, y)),
-        Candidate("exp(-||x - x'||^2) - 1", "combination", False,
-                  "zero diagonal, negative off-diagonal: eigenvalues +-(1 - e^-c)",
-                  lambda x, y: rbf(x, y) - 1.0),
-        Candidate("(x.x' + 1)^2 - 2", "combination", False, "k(0, 0) = -1 < 0",
-                  lambda x, y: (_dot(x, y) + 1.0) ** 2 - 2.0),
-    ]
+def _examples() -> list[Candidate]:
+    kinds = ("diagonal", "diagonal", "asymmetric", "asymmetric", "eigenvalue", "eigenvalue",
+             "signed_kernel", "signed_kernel", "positive_kernel", "positive_kernel")
+    certificates = dict(zip(EXAMPLE_TEXTS[6:], ('"linear"', '("poly", 0, 3)', '("poly", 1, 2)',
+                                                 '("rbf", 1)')))
+    found = [Candidate(t, k, "example", certificates.get(t)) for t, k in zip(EXAMPLE_TEXTS, kinds)]
+    return found + [
+        Candidate(PICTURED[0], "eigenvalue", "example"),
+        Candidate(PICTURED[1], "signed_kernel", "example",
+                  '("sum", ("scale", 3, "linear"), ("poly", 1, 2))'),
+        Candidate(PICTURED[2], "signed_kernel", "example", '("map", [x1, 2])')]
 
 
 def _everything() -> tuple[Candidate, ...]:
-    found = [*_linear(), *_polynomial(), *_exponentials(), *_distances(), *_scalars(),
-             *_coordinates(), *_combinations()]
+    found = [*_kernels(), *_not_kernels(), *_examples()]
     texts = [c.text for c in found]
     if len(set(texts)) != len(texts):
-        raise RuntimeError("two candidates of the pool have the same text")
-    if not set(LECTURE_TEXTS) <= set(texts):
-        raise RuntimeError("the lecture's list must be built here too (its worked verdicts)")
+        raise RuntimeError(f"two candidates have one text: {sorted(t for t in texts if texts.count(t) > 1)}")
     return tuple(found)
 
 
 def pool() -> tuple[Candidate, ...]:
-    """Every candidate a student can get, in a fixed order: the lecture's ten and the
-    notebook's pictured functions left out (the picture shows how their spectra behave)."""
-    return tuple(c for c in _everything() if c.text not in LECTURE_TEXTS + PICTURED)
+    """Every candidate a student can get, in a fixed order (the notebook's examples and
+    pictured functions are not among them)."""
+    return tuple(c for c in _everything() if c.group != "example")
 
 
-#: text -> candidate, the lecture's ten included (the grader's only way from a text to a
-#: verdict: a dictionary look-up)
+#: text -> candidate, the notebook's examples included (the grader's only way from a text
+#: to its function and kind)
 POOL = {c.text: c for c in _everything()}

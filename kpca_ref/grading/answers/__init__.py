@@ -23,7 +23,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-__all__ = ["ANSWERS", "UP_TO_SIGN", "answer", "mistaken_values", "register_answer"]
+__all__ = ["ANSWERS", "UP_TO_SIGN", "answer", "checked_verdict", "mistaken_values",
+           "register_answer"]
 
 
 class _Registry(dict):
@@ -134,6 +135,24 @@ def answer(name: str, student_id: str | None = None):
     value = _COMPUTED[fn]
     # sympy's Matrix is mutable: hand out a copy, never the cached object
     return (value.copy() if getattr(value, "is_Matrix", False) else value), name in UP_TO_SIGN
+
+
+def checked_verdict(name: str, value, student_id: str | None):
+    """The verdict on an item that is judged by a check rather than compared with a key
+    (ps3's witnesses and certificates: ``CHECKED`` and ``judge`` of its variants module),
+    or None for every other item."""
+    ps = _variant_items(name)
+    if ps is None:
+        return None
+    from kpca_ref import variants
+
+    mod = variants.module(ps)
+    if name not in getattr(mod, "CHECKED", ()):
+        return None
+    if not student_id:
+        raise ValueError(f"the answer {name!r} differs per student: a student id is needed "
+                         "to grade it")
+    return mod.judge(name, value, variants.numbers(ps, student_id), student_id)
 
 
 def mistaken_values(name: str, student_id: str) -> list:
