@@ -23,7 +23,9 @@ Families:
     mistake and the answer) coincide, or whose new point the kernel cannot tell from a
     training point, are left out; each training set and kernel keeps at most two new
     points (168 candidates; two random students share the centred matrix with probability
-    about 2%, the total variance, a single fraction, about 5%).
+    about 2%, the total variance, a single fraction, about 5%). The same numbers give the
+    squared feature-space distances of the three pairs of training points, which centring
+    leaves as they are (the textbook's remark).
 """
 
 from __future__ import annotations

@@ -17,7 +17,9 @@ Families:
     training points ``N.X`` symmetric about 0 (three or four of them), the kernel
     ``k(x, y) = N.c1 xy + N.c2 (xy)^2`` with square coefficients and a new point
     ``N.x_new``: the centred features ``(x, x^2) - mean`` are orthogonal, so the two positive
-    eigenvalues, the new point's coordinates and the reconstruction error are rational.
+    eigenvalues, the new point's coordinates and the reconstruction error are rational. The
+    same numbers give the textbook's shortcut vector ``k* - m_row`` (raw kernel values of the
+    new point minus the training row means), whose dot product with alpha_j is z*_j.
 
 The candidate tables of both families (and the lecture's numbers they avoid) are in
 :mod:`kpca_ref.variants.ps5_candidates`; this module computes each student's answers, the
