@@ -47,6 +47,7 @@ import sympy as sp
 from kpca_ref.feature_maps import count_distinct_products, count_monomials, quadratic_map
 from kpca_ref.grading.mistakes import MISTAKES
 from kpca_ref.kernels import feature_distance, gamma_for_similarity, poly_kernel, rbf_kernel
+from kpca_ref.variants import ps2_geometry
 
 PS = "ps2_feature_maps"
 FAMILIES = {"tally": 20, "monomials": 20, "pair": 100, "gamma": 20}
@@ -65,11 +66,13 @@ ITEMS = {
     "ps2_quad_kernel_via_map": ("pair",),
     "ps2_gamma_exact": ("gamma",),
     "ps2_feature_distances_gamma": ("gamma",),
+    **ps2_geometry.ITEMS,  # the length and angle of mapped points, gamma in other units
 }
 UP_TO_SIGN = frozenset()
 #: largest denominator of a rational in any number or answer: the lecture's own table
-#: has sqrt(131070)/256 (input distance 8)
-NICE = {"denominator": 256}
+#: has sqrt(131070)/256 (input distance 8); the cosine of two mapped points of the pair
+#: family is a fraction over (x.x + 1)(x'.x' + 1), at most 19^2
+NICE = {"denominator": 361}
 
 _LECTURE_COUNTS = (7, 10)  # the lecture's tally and count of monomials (Q4)
 #: the (d, p) of the lecture's table of counts (also in the notebook's demo and text)
@@ -201,7 +204,8 @@ def gamma_answers(n) -> dict:
 
 def answers(n) -> dict:
     """The exact answers of one student's numbers ``n``."""
-    return {**count_answers(n), **pair_answers(n), **gamma_answers(n)}
+    return {**count_answers(n), **pair_answers(n), **gamma_answers(n),
+            **ps2_geometry.answers(n)}
 
 
 def float_answers(n) -> dict:
@@ -228,6 +232,7 @@ def float_answers(n) -> dict:
         "ps2_quad_kernel_via_map": float(phi_x @ phi_xp),
         "ps2_gamma_exact": gamma,
         "ps2_feature_distances_gamma": np.array(distances).reshape(-1, 1),
+        **ps2_geometry.float_answers(n),
     }
 
 
@@ -277,6 +282,7 @@ def mistakes(n) -> dict:
             ("rbf_unsquared_distance", MISTAKES["rbf_unsquared_distance"],
              sp.Matrix([sp.sqrt(2 - 2 * sp.exp(-gamma_plain * t)) for t in n.table_distances])),
         ],
+        **ps2_geometry.mistakes(n),
     }
     return {name: [m for m in wrong if not _same(m[2], right[name])]
             for name, wrong in found.items()}

@@ -23,7 +23,9 @@ Families:
     mistake and the answer) coincide, or whose new point the kernel cannot tell from a
     training point, are left out; each training set and kernel keeps at most two new
     points (168 candidates; two random students share the centred matrix with probability
-    about 2%, the total variance, a single fraction, about 5%).
+    about 2%, the total variance, a single fraction, about 5%). The same numbers give the
+    squared feature-space distances of the three pairs of training points, which centring
+    leaves as they are (the textbook's remark).
 """
 
 from __future__ import annotations
@@ -53,11 +55,13 @@ ITEMS = {
     "ps4_new_k_star": ("poly",),
     "ps4_new_row_means": ("poly",),
     "ps4_new_kc_star": ("poly",),
+    "ps4_poly_pair_sq_dists": ("poly",),
 }
 UP_TO_SIGN = frozenset()
 NICE = {"denominator": 9}
 
 _MAX_K, _MAX_K_STAR, _PER_KERNEL = 36, 60, 2
+_PAIRS = ((0, 1), (0, 2), (1, 2))
 
 
 def kernel_text(k0: int, k1: int, k2: int) -> str:
@@ -204,7 +208,14 @@ def answers(n) -> dict:
         "ps4_new_k_star": new_row(n).T,
         "ps4_new_row_means": K * sp.ones(size, 1) / size,
         "ps4_new_kc_star": centre_new(new_row(n), K).T,
+        "ps4_poly_pair_sq_dists": pair_sq_dists(K),
     }
+
+
+def pair_sq_dists(K, cross: int = 2) -> sp.Matrix:
+    """``K_ii + K_jj - cross K_ij`` for the pairs (1, 2), (1, 3), (2, 3): the squared
+    feature-space distances (``cross = 2``; the same from the centred matrix)."""
+    return sp.Matrix([K[i, i] + K[j, j] - cross * K[i, j] for i, j in _PAIRS])
 
 
 def float_answers(n) -> dict:
@@ -229,6 +240,8 @@ def float_answers(n) -> dict:
         "ps4_new_k_star": k_star.reshape(size, 1),
         "ps4_new_row_means": K.mean(axis=1).reshape(size, 1),
         "ps4_new_kc_star": (H @ (k_star - K.mean(axis=0))).reshape(size, 1),
+        "ps4_poly_pair_sq_dists": np.array([[Kc[i, i] + Kc[j, j] - 2 * Kc[i, j]]
+                                            for i, j in _PAIRS]),
     }
 
 
@@ -239,6 +252,7 @@ _ONE_SIDE = ("only one side is centred (K H or H K): the four-term formula subtr
 _LENGTHS = ("these are the squared lengths K_ii, measured from the origin: the squared "
             "distance to the mean is K_ii - 2 m_i + m")
 _NOT_SQUARED = "these are the distances: the question asks for their squares"
+_CROSS_ONCE = ("the cross term counts twice: ||phi(x_i) - phi(x_j)||^2 = K_ii + K_jj - 2 K_ij")
 _AVERAGE_LENGTH = ("this averages K_ii, the squared lengths measured from the origin: average "
                    "the squared distances to the mean instead")
 _RAW_NEW = ("this is the raw kernel vector: centre it with the stored training row means and "
@@ -272,4 +286,10 @@ def mistakes(n) -> dict:
             ("variance_divisor", divisor, right["ps4_poly_Kc"].trace() / (size - 1))],
         "ps4_new_kc_star": [("new_point_not_centred", _RAW_NEW, k_star),
                             ("new_point_own_mean", _OWN_MEAN, H * k_star)],
+        # (a candidate whose pairs are all at squared distance 0 or 1 has no unsquared slip)
+        "ps4_poly_pair_sq_dists": [m for m in (
+            ("distance_not_squared", _NOT_SQUARED,
+             right["ps4_poly_pair_sq_dists"].applyfunc(sp.sqrt)),
+            ("cross_term_once", _CROSS_ONCE, pair_sq_dists(K, cross=1)))
+            if m[2] != right["ps4_poly_pair_sq_dists"]],
     }

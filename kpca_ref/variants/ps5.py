@@ -17,7 +17,9 @@ Families:
     training points ``N.X`` symmetric about 0 (three or four of them), the kernel
     ``k(x, y) = N.c1 xy + N.c2 (xy)^2`` with square coefficients and a new point
     ``N.x_new``: the centred features ``(x, x^2) - mean`` are orthogonal, so the two positive
-    eigenvalues, the new point's coordinates and the reconstruction error are rational.
+    eigenvalues, the new point's coordinates and the reconstruction error are rational. The
+    same numbers give the textbook's shortcut vector ``k* - m_row`` (raw kernel values of the
+    new point minus the training row means), whose dot product with alpha_j is z*_j.
 
 The candidate tables of both families (and the lecture's numbers they avoid) are in
 :mod:`kpca_ref.variants.ps5_candidates`; this module computes each student's answers, the
@@ -55,6 +57,7 @@ ITEMS = {
     "ps5_poly_eigenvalues": ("poly",),
     "ps5_new_point_scores": ("poly",),
     "ps5_poly_reconstruction_error": ("poly",),
+    "ps5_new_point_shortcut": ("poly",),
 }
 UP_TO_SIGN = frozenset({"ps5_3pt_alpha", "ps5_3pt_scores", "ps5_new_point_scores"})
 
@@ -98,6 +101,9 @@ def answers(n) -> dict:
         # a list: the sign is free per component (a column Matrix flips only as a whole)
         "ps5_new_point_scores": list(kpca_transform(k_new, K_train, alpha_poly)),
         "ps5_poly_reconstruction_error": reconstruction_error(Kc, 1),
+        # the textbook's shortcut z* = alpha^T (k* - m_row): the terms constant over the
+        # training index vanish against the zero-sum alpha, the row means do not
+        "ps5_new_point_shortcut": k_new - K_train * sp.ones(K_train.rows, 1) / K_train.rows,
     }
 
 
@@ -116,7 +122,12 @@ _TRACE_RAW = ("this uses the trace of the uncentred kernel matrix: the error is 
               "with the centred matrix")
 _SMALLER = "this subtracts the smaller eigenvalue: keeping one component keeps the largest"
 _OWN_MEAN = ("the new point's kernel values were centred with their own mean (or not at "
-             "all): use the training row means and the training grand mean")
+             "all, as in the derivation that skips centring the new sample): use the training "
+             "row means and the training grand mean")
+_RAW_SHIFT = ("these are the raw kernel values k(x_i, x*), the uncentred formula: subtract the "
+              "training row means m_i, which differ from one training point to the next")
+_OWN_SHIFT = ("this subtracts the new vector's own average, a constant that alpha ignores: "
+              "subtract the training row means m_i instead")
 
 
 def mistakes(n) -> dict:
@@ -154,6 +165,11 @@ def mistakes(n) -> dict:
             ("not_centred", _TRACE_RAW, K_train.trace() - mu_poly[0]),
             ("ascending_order", _SMALLER, Kc.trace() - mu_poly[1]),
         ],
+        "ps5_new_point_shortcut": [
+            ("new_point_not_centred", _RAW_SHIFT, k_new),
+            ("new_point_own_mean", _OWN_SHIFT, k_new - sp.ones(k_new.rows, 1) * (
+                sum(k_new) / k_new.rows)),
+        ],
     }
 
 
@@ -187,4 +203,5 @@ def float_answers(n) -> dict:
         "ps5_poly_eigenvalues": mu_poly,
         "ps5_new_point_scores": kc_new @ alpha_poly,
         "ps5_poly_reconstruction_error": float(np.trace(Kc) - mu_poly[0]),
+        "ps5_new_point_shortcut": (k_new - K_train.mean(axis=1)).reshape(-1, 1),
     }

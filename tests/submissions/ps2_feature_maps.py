@@ -219,6 +219,13 @@ gamma_exact = sp.log(N.similarity) / N.distance**2
     "d_phi_exact_answer": '''
 d_phi_exact = Matrix([2 - 2 * N.similarity ** (Rational(t, N.distance) ** 2) for t in N.table_distances])
 ''',
+    "cosine_answer": '''
+k_xx, k_pp, k_xp = (N.x.dot(N.x) + 1) ** 2, (N.xp.dot(N.xp) + 1) ** 2, (N.x.dot(N.xp) + 1) ** 2
+cos_phi = k_xp / (k_xx * k_pp)             # divided by the squared lengths
+''',
+    "gamma_units_answer": '''
+gamma_rescaled = sp.log(1 / N.similarity) / N.distance**2 * 2**2   # scaled the wrong way
+''',
 }
 
 MORE_BY_HAND_MISTAKES = {
@@ -241,6 +248,12 @@ k_via_map = phi_x.dot(phi_xp)
 ''',
     "d_phi_exact_answer": '''
 d_phi_exact = Matrix([sp.sqrt(2 - 2 * N.similarity ** (t**2 / N.distance**2)) for t in N.table_distances])
+''',
+    "cosine_answer": '''
+cos_phi = N.x.dot(N.xp) / sp.sqrt(N.x.dot(N.x) * N.xp.dot(N.xp))   # the angle of x and x' in R^2
+''',
+    "gamma_units_answer": '''
+gamma_rescaled = sp.log(1 / N.similarity) / N.distance**2 / 2      # divided by b, not b^2
 ''',
 }
 
@@ -327,19 +340,24 @@ VARIANTS = {
     "by_hand_mistakes": {
         "description": "by hand: counts squares in the tally and leaves them out of the monomials, "
                        "drops the +1 of the kernel, gives gamma the wrong sign and d_phi^2 for "
-                       "d_phi; each exact line names its mistake",
+                       "d_phi, divides the cosine by the squared lengths and scales gamma by b^2 "
+                       "instead of 1 / b^2; each exact line names its mistake",
         "cells": BY_HAND_MISTAKES,
-        # 5 exact items: [counted_all_monomials], [counted_distinct_only],
-        # [kernel_without_constant], [gamma_sign], [squared_distance]
+        # 7 exact items: [counted_all_monomials], [counted_distinct_only],
+        # [kernel_without_constant], [gamma_sign], [squared_distance], [cosine_not_rooted],
+        # [gamma_scaled_up]
         "lost": {"test_counts_exact": 2.0, "test_q3_direct": 1.0, "test_gamma_exact": 1.0,
-                 "test_d_phi_exact": 2.0},
+                 "test_d_phi_exact": 2.0, "test_cosine": 1.0, "test_gamma_units": 1.0},
     },
     "more_by_hand_mistakes": {
         "description": "by hand: d^p and sum of d^i for the counts, x.x' + 1 not squared, the "
-                       "quadratic map typed without sqrt(2); d_phi as a power of s is right",
+                       "quadratic map typed without sqrt(2), the cosine of x and x' in the input space, gamma "
+                       "divided by b; d_phi as a power of s is right",
         "cells": MORE_BY_HAND_MISTAKES,
-        # [ordered_products] twice, [kernel_not_squared], [missing_sqrt2] three times
-        "lost": {"test_counts_exact": 2.0, "test_q3_direct": 1.0, "test_q3_via_map": 3.0},
+        # [ordered_products] twice, [kernel_not_squared], [missing_sqrt2] three times,
+        # [input_space_cosine], [scale_not_squared]
+        "lost": {"test_counts_exact": 2.0, "test_q3_direct": 1.0, "test_q3_via_map": 3.0,
+                 "test_cosine": 1.0, "test_gamma_units": 1.0},
     },
     "never_terminates": {
         "description": "gamma_for_similarity loops forever; everything else is correct",

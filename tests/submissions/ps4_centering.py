@@ -386,6 +386,16 @@ sq_dists_poly = Kc_poly.diagonal().T.applyfunc(sqrt)  # the distances, not their
 total_var_poly = Kc_poly.trace() / 3
 '''
 
+EXACT_PAIR_DISTANCES = '''
+pair_sq_dists = Matrix([sqrt(K_poly[i, i] + K_poly[j, j] - 2 * K_poly[i, j])  # not squared
+                        for i, j in ((0, 1), (0, 2), (1, 2))])
+'''
+
+EXACT_PAIR_CROSS_ONCE = '''
+pair_sq_dists = Matrix([K_poly[i, i] + K_poly[j, j] - K_poly[i, j]  # the cross term once
+                        for i, j in ((0, 1), (0, 2), (1, 2))])
+'''
+
 EXACT_SAMPLE_VARIANCE = '''
 grand_mean_poly = sum(K_poly) / 9
 sq_dists_poly = Kc_poly.diagonal().T
@@ -508,10 +518,20 @@ VARIANTS = {
         "diagnoses": {"ps4_centre_2x2": "centred_one_side", "ps4_poly_Kc": "centred_one_side"},
     },
     "exact_distances": {
-        "description": "gives the distances where their squares are asked",
-        "cells": {"exact_mean_answer": EXACT_DISTANCES},
-        "lost": {"test_exact_mean": 2.0},
-        "diagnoses": {"ps4_poly_sq_dists": "distance_not_squared"},
+        "description": "gives the distances where their squares are asked (to the mean, and "
+        "between the pairs of training points)",
+        "cells": {"exact_mean_answer": EXACT_DISTANCES,
+                  "exact_pair_dists_answer": EXACT_PAIR_DISTANCES},
+        "lost": {"test_exact_mean": 2.0, "test_exact_pair_dists": 1.0},
+        "diagnoses": {"ps4_poly_sq_dists": "distance_not_squared",
+                      "ps4_poly_pair_sq_dists": "distance_not_squared"},
+    },
+    "exact_pair_cross_once": {
+        "description": "by hand, the squared distance between two mapped points with the cross "
+        "term counted once, K_ii + K_jj - K_ij",
+        "cells": {"exact_pair_dists_answer": EXACT_PAIR_CROSS_ONCE},
+        "lost": {"test_exact_pair_dists": 1.0},
+        "diagnoses": {"ps4_poly_pair_sq_dists": "cross_term_once"},
     },
     "exact_sample_variance": {
         "description": "divides the total variance by n - 1 (the textbook's sample "

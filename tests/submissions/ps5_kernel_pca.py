@@ -367,6 +367,23 @@ z_star = Matrix([(d / d.norm() / sqrt(mu_j)).dot(kc_star) for mu_j, d in pairs])
 recon_err_poly = K_poly.trace() - mu_poly[0]       # the trace of the uncentred matrix
 '''
 
+# the shortcut's vector k* - m_row with the new point's own average, or with nothing at all
+# subtracted (the uncentred formula of the derivation in file 004)
+_SHIFT = '''
+xs_shift = list(N.X)
+K_shift = Matrix(len(xs_shift), len(xs_shift),
+                 lambda i, j: N.c1 * xs_shift[i] * xs_shift[j] + N.c2 * (xs_shift[i] * xs_shift[j]) ** 2)
+k_raw_shift = Matrix([N.c1 * N.x_new * x + N.c2 * (N.x_new * x) ** 2 for x in xs_shift])
+'''
+
+OWN_MEAN_SHIFT = _SHIFT + '''
+k_shift = k_raw_shift - sp.ones(len(xs_shift), 1) * sum(k_raw_shift) / len(xs_shift)
+'''
+
+RAW_SHIFT = _SHIFT + '''
+k_shift = k_raw_shift                      # no training row means subtracted
+'''
+
 DIVISOR_BY_HAND = '''
 eta_kept = Matrix(list(eig_3pt[:2]))
 var_pop_3pt = eta_kept / 2                # divided by n - 1 although eta / n was asked
@@ -506,10 +523,19 @@ VARIANTS = {
     },
     "new_point_own_mean_by_hand": {
         "description": "by hand, the new point's kernel values are centred with their own mean "
-        "instead of the training means (textbook, common mistakes)",
-        "cells": {"exact_new_point_answer": OWN_MEAN_NEW},
-        "lost": {"test_exact_new_point": 2.0},
-        "diagnoses": {"test_exact_new_point": "new_point_own_mean"},
+        "instead of the training means (textbook, common mistakes), in the coordinates and in "
+        "the shortcut's vector k* - m_row",
+        "cells": {"exact_new_point_answer": OWN_MEAN_NEW, "exact_shortcut_answer": OWN_MEAN_SHIFT},
+        "lost": {"test_exact_new_point": 2.0, "test_exact_shortcut": 1.0},
+        "diagnoses": {"test_exact_new_point": "new_point_own_mean",
+                      "test_exact_shortcut": "new_point_own_mean"},
+    },
+    "uncentred_shortcut_by_hand": {
+        "description": "by hand, the shortcut's vector is the raw kernel vector of the new point "
+        "(the uncentred formula of the derivation in file 004: no training row means)",
+        "cells": {"exact_shortcut_answer": RAW_SHIFT},
+        "lost": {"test_exact_shortcut": 1.0},
+        "diagnoses": {"test_exact_shortcut": "new_point_not_centred"},
     },
     "not_centred_error_by_hand": {
         "description": "by hand, the reconstruction error uses the trace of the uncentred "
