@@ -1,7 +1,8 @@
 """Hidden case groups of ps6 (kernel regression by gradient descent).
 
-Kernel matrices come from the notes' cubic kernel or an RBF kernel on random points, with
-a small ridge so that each is safely positive definite where a fixed point is needed.
+Kernel matrices come from the notes' cubic kernel or an RBF kernel on random points; where
+a fixed point is needed (``lam = 0``) the matrix is positive definite with a condition
+number below 1e3, far from any sane singularity threshold.
 Step sizes are fractions of the convergence bound ``2 / lambda_max(K)``, so no group
 depends on round-off growing without bound.
 
@@ -150,7 +151,27 @@ def kernel_ridge():
         Group("bad input raises ValueError (shapes, lam < 0)", [
             Case((K, y[:4], 1.0), expect_error=ValueError),
             Case((K, y, -1.0), expect_error=ValueError)]),
+        Group("lam = 0 on a singular K raises ValueError", _singular_cases(r)),
     ]
+
+
+def _singular_cases(r) -> list:
+    """``lam = 0`` on two exactly singular K, where every sane check raises.
+
+    ``c * ones`` with ``c`` a power of 2 (LU's multipliers are exactly 1) and the
+    linear-kernel Gram matrix ``X X^T`` of points one of which is the origin (a zero row
+    that LU never picks as a pivot until the last step): on both, LAPACK's LU meets an
+    exact zero pivot in float64 and float32 alike, so ``np.linalg.solve``'s ``LinAlgError``
+    turned into ``ValueError`` passes, as does any threshold on the singular values or
+    the condition number (measured over 500 draws, tests/ref/test_kernel_regression.py).
+    A merely ill-conditioned K (the cubic kernel on many points of a line) is left out:
+    there LU does not fail and a student's threshold could sit on either side.
+    """
+    n, scale = int(r.integers(3, 6)), 2.0 ** int(r.integers(-2, 4))
+    X = r.standard_normal((int(r.integers(4, 7)), 2))
+    X[int(r.integers(len(X)))] = 0.0
+    return [Case((scale * np.ones((n, n)), r.standard_normal(n), 0.0), expect_error=ValueError),
+            Case((X @ X.T, r.standard_normal(len(X)), 0.0), expect_error=ValueError)]
 
 
 BUILDERS = {

@@ -6,7 +6,10 @@ grading, warnings are ignored and ``sys.stderr`` is captured: in nbgrader a test
 cell that writes to stderr scores 0. The student's own prints are swallowed too.
 
 Partial credit: ``points * passed_groups / groups`` rounded to 2 decimals, and
-exactly ``float(points)`` when every group passes.
+exactly ``float(points)`` when every group passes. A stated-error group (every case of it
+must raise, e.g. "bad input raises ValueError") counts only beside a function that works:
+when no value group of the same function passes, it earns nothing, whatever it raised
+(:mod:`kpca_ref.grading.error_groups`): code that raises ``ValueError`` on every input earns 0.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import sympy as sp
 from kpca_ref.grading import cases as _cases
 from kpca_ref.grading.checks import Verdict, check
 from kpca_ref.grading.compare import FloatNotExact, as_exact, exact_equal, shape_text
+from kpca_ref.grading.error_groups import counted
 from kpca_ref.grading.mistakes import MISTAKES, diagnose
 from kpca_ref.grading.precision import in_single_precision, right_at_float32_inputs
 
@@ -184,8 +188,26 @@ def judge_groups(name: str, points: float, groups, outcome_of,
     :func:`grade` and outside it by the judge, on results decoded from the kernel. With
     ``codes``, the diagnosis code of each group's line (or None) is appended to it, in the
     order of the lines.
+
+    A stated-error group (every case expects an exception) is counted only when at least
+    one value group of the function passes: raising on bad input is part of a working
+    function, not a skill on its own (:mod:`kpca_ref.grading.error_groups`).
     """
-    lines, passed = [], 0
+    groups = list(groups)
+    verdicts = counted(name, groups, _group_verdicts(name, groups, outcome_of))
+    passed = sum(v.ok for v in verdicts)
+    lines = [line(v.ok, g.label, v.message, v.code) for g, v in zip(groups, verdicts)]
+    if codes is not None:
+        codes.extend(v.code for v in verdicts)
+    earned = _earned(points, passed, len(groups))
+    lines.append(f"{name}: {passed} of {len(groups)} case groups passed, "
+                 f"{earned:g} of {float(points):g} points")
+    return earned, lines
+
+
+def _group_verdicts(name: str, groups, outcome_of) -> list[Verdict]:
+    """One verdict per group: the first failing case's, or a pass."""
+    verdicts = []
     ref_fn = _reference(name)
     for gi, group in enumerate(groups):
         verdict = Verdict(True)
@@ -204,14 +226,8 @@ def judge_groups(name: str, points: float, groups, outcome_of,
                     verdict = verdict._replace(
                         message=f"case {ci + 1} of {len(group.cases)}: {verdict.message}")
                 break
-        passed += verdict.ok
-        lines.append(line(verdict.ok, group.label, verdict.message, verdict.code))
-        if codes is not None:
-            codes.append(verdict.code)
-    earned = _earned(points, passed, len(groups))
-    lines.append(f"{name}: {passed} of {len(groups)} case groups passed, "
-                 f"{earned:g} of {float(points):g} points")
-    return earned, lines
+        verdicts.append(verdict)
+    return verdicts
 
 
 def _flip_candidates(value, up_to_sign: bool) -> list:

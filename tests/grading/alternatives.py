@@ -332,7 +332,10 @@ def kernel_ridge(K, y, lam):
     if K.ndim != 2 or K.shape != (len(y), len(y)) or lam < 0:
         raise ValueError("bad input")
     w, V = np.linalg.eigh(K)                      # (K + lam I)^-1 by the spectrum
-    return V @ ((V.T @ y) / (w + lam))
+    shifted = w + lam
+    if np.abs(shifted).min() <= 1e-13 * np.abs(shifted).max():  # its own threshold
+        raise ValueError("K + lam I is singular")
+    return V @ ((V.T @ y) / shifted)
 
 
 NAMES = [

@@ -329,7 +329,10 @@ def kernel_ridge(K, y, lam):
     K, y = _f32(K), _f32(y)
     if K.shape != (len(y), len(y)) or lam < 0:
         raise ValueError("bad input")
-    return np.linalg.solve(K + F32(lam) * np.eye(len(y), dtype=F32), y)
+    try:                                          # LAPACK's exact zero pivot as the check
+        return np.linalg.solve(K + F32(lam) * np.eye(len(y), dtype=F32), y)
+    except np.linalg.LinAlgError as exc:
+        raise ValueError("K + lam I is singular") from exc
 
 
 #: contract name -> float32 implementation

@@ -83,13 +83,15 @@ def test_exceptions_are_reported_briefly(capsys):
     def leave(K):
         sys.exit(3)
 
-    # always raising ValueError passes only the group that asks for one (1 of 7)
-    assert run_grade("centre_kernel", crash, 2) == 0.29
+    # always raising ValueError passes the group that asks for one, which is then not
+    # counted: no value group passed (kpca_ref.grading.error_groups)
+    assert run_grade("centre_kernel", crash, 2) == 0.0
     assert run_grade("centre_kernel", leave, 2) == 0.0
     out = capsys.readouterr().out
     assert "Traceback" not in out and "x" * 200 not in out
     assert "raised ValueError: first line second line xxx" in out
     assert "raised SystemExit: 3" in out
+    assert "error group not counted: no value group of centre_kernel passed" in out
 
 
 def test_nothing_reaches_stderr(capfd, recwarn):

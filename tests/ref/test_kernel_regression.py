@@ -95,11 +95,59 @@ def test_fixed_point_interpolates_and_ridge_shrinks():
 
 def test_early_stopping_norm_grows_towards_the_interpolant():
     rng = np.random.default_rng(2)
-    X, y = rng.normal(size=(8, 1)), rng.normal(size=8)
+    X, y = rng.normal(size=(4, 1)), rng.normal(size=4)  # 4 points, 4 features: K invertible
     K = cubic_kernel(X, X)
     alpha = 0.9 * max_step_size(K)
     norms = [np.linalg.norm(gd_dual_fit(K, y, alpha, t)) for t in (1, 10, 100)]
-    assert norms[0] < norms[1] < norms[2]
+    assert norms[0] < norms[1] < norms[2] < np.linalg.norm(kernel_ridge(K, y, 0.0))
+
+
+def test_lam_zero_on_a_singular_k_is_a_value_error():
+    # 8 points on a line, 4 features: rank 4, the other eigenvalues round-off of 1e-15
+    X = np.linspace(-1, 1, 8)[:, None]
+    K, y = cubic_kernel(X, X), np.arange(8.0)
+    assert np.linalg.matrix_rank(K) == 4
+    with pytest.raises(ValueError, match=r"singular \(rank 4 of 8\)"):
+        kernel_ridge(K, y, 0.0)
+    assert np.allclose((K + 1e-3 * np.eye(8)) @ kernel_ridge(K, y, 1e-3), y)  # lam > 0 is fine
+    exact = M(4, 4, lambda i, j: 1 + (i - 1) * (j - 1))  # rank 2, exact
+    with pytest.raises(ValueError, match=r"singular \(rank 2 of 4\)"):
+        kernel_ridge(exact, M([1, 2, 3, 4]), 0)
+    assert all(v.is_Rational for v in kernel_ridge(exact, M([1, 2, 3, 4]), R(1, 2)))
+    with pytest.raises(ValueError, match="choose another lam"):
+        kernel_ridge(-np.eye(2), [1.0, 2.0], 1.0)  # lam cancels an eigenvalue
+
+
+def test_the_graded_singular_matrices_fail_every_sane_check():
+    """The hidden group "lam = 0 on a singular K" over many salts: LAPACK's LU meets an
+    exact zero pivot (float64 and float32), and the singular values fall under any threshold."""
+    from kpca_ref.grading import cases
+    from kpca_ref.grading.cases_regression import kernel_ridge as ridge_groups
+
+    for salt in range(60):
+        with cases.salted((salt,)):
+            group = next(g for g in ridge_groups() if g.label.startswith("lam = 0 on a singular"))
+        for case in group.cases:
+            K, y, lam = case.args
+            assert lam == 0.0
+            for dtype in (np.float64, np.float32):
+                with pytest.raises(np.linalg.LinAlgError):
+                    np.linalg.solve(K.astype(dtype), y.astype(dtype))
+            values = np.linalg.svd(K, compute_uv=False)
+            assert values[-1] <= 1e-15 * values[0]
+            with pytest.raises(ValueError, match="singular"):
+                kernel_ridge(K, y, lam)
+
+
+def test_the_value_groups_are_far_from_any_singularity_threshold():
+    from kpca_ref.grading.cases_regression import kernel_ridge as ridge_groups
+
+    for group in ridge_groups():
+        for case in group.cases:
+            if case.expect_error is None:
+                K, _, lam = case.args
+                values = np.linalg.svd(K + lam * np.eye(len(K)), compute_uv=False)
+                assert values[-1] >= 1e-3 * values[0], group.label
 
 
 @pytest.mark.parametrize("call, match", [
