@@ -60,9 +60,14 @@ c.GenerateFeedback.preprocessors = [
     "kit.sanitize.SanitizeStudentContent",
     "nbgrader.preprocessors.GetGrades",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+    "kit.feedback_labels.LabelTestCells",
     "nbgrader.preprocessors.ClearHiddenTests",
     "kit.feedback.HideTracebacks",
 ]
+# The feedback page lists each graded cell by its part and point split (the label above),
+# with the course's copy of nbgrader's feedback template; nbgrader's own stays the base of
+# every other page (formgrader sets its own template directories).
+c.HTMLExporter.extra_template_basedirs = [__import__("kit.feedback_labels").feedback_labels.TEMPLATES]
 c.HTMLExporter.preprocessors = ["kit.sanitize.SanitizeStudentContent"]
 
 # `nbgrader export`: the stock CSV columns, then the auto-graded and hand-graded points and

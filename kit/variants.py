@@ -96,8 +96,10 @@ def write_cells(root: Path = REPO_ROOT, assignments=ASSIGNMENTS) -> list[str]:
                              f"{IDENTITY_CELL.splitlines()[-1]}) before the numbers cell")
         cell = ids[NUMBERS_ID]
         text = numbers_cell(ps)
-        if cell.source != text:
+        hidden = cell.metadata.get("jupyter", {}).get("source_hidden") is True
+        if cell.source != text or not hidden:  # the cell is shown collapsed: numbers, not code
             cell.source = text
+            cell.metadata.setdefault("jupyter", {})["source_hidden"] = True
             nbformat.write(nb, path)
             changed.append(ps)
     return changed

@@ -3,7 +3,8 @@
 The lecture's self-test (notes 10-12): Q4 counts the coordinates for ``d = 3`` features
 up to power ``p = 2`` (the tally gives 7, all monomials 10); Q3 computes
 ``(x.x' + 1)^2`` for ``x = [1, 2]``, ``x' = [3, -1]`` directly and through the quadratic
-map (both give 4). The exam card "choosing gamma" wants similarity 1/2 at input distance
+map (both give 4, as the sum of the six coordinate-by-coordinate products 9 + 4 + 1 - 12 + 6 -
+4). The exam card "choosing gamma" wants similarity 1/2 at input distance
 2 (``gamma = ln 2 / 4``) and the feature-space distances ``sqrt(2 - 2K)`` at input
 distances 1, 2, 4, 8.
 
@@ -63,7 +64,7 @@ ITEMS = {
     "ps2_quad_kernel_direct": ("pair",),
     "ps2_quadratic_map_x": ("pair",),
     "ps2_quadratic_map_xprime": ("pair",),
-    "ps2_quad_kernel_via_map": ("pair",),
+    "ps2_quad_map_products": ("pair",),
     "ps2_gamma_exact": ("gamma",),
     "ps2_feature_distances_gamma": ("gamma",),
     **ps2_geometry.ITEMS,  # the length and angle of mapped points, gamma in other units
@@ -191,7 +192,8 @@ def pair_answers(n) -> dict:
         "ps2_quad_kernel_direct": poly_kernel(n.x.T, n.xp.T, 2)[0, 0],
         "ps2_quadratic_map_x": phi_x,
         "ps2_quadratic_map_xprime": phi_xp,
-        "ps2_quad_kernel_via_map": sp.expand(phi_x.dot(phi_xp)),
+        # the six products phi_i(x) phi_i(x'), lecture order: what the direct route never shows
+        "ps2_quad_map_products": phi_x.multiply_elementwise(phi_xp).applyfunc(sp.expand),
     }
 
 
@@ -229,7 +231,7 @@ def float_answers(n) -> dict:
         "ps2_quad_kernel_direct": float((x @ xp + 1.0) ** 2),
         "ps2_quadratic_map_x": phi_x.reshape(6, 1),
         "ps2_quadratic_map_xprime": phi_xp.reshape(6, 1),
-        "ps2_quad_kernel_via_map": float(phi_x @ phi_xp),
+        "ps2_quad_map_products": (phi_x * phi_xp).reshape(6, 1),
         "ps2_gamma_exact": gamma,
         "ps2_feature_distances_gamma": np.array(distances).reshape(-1, 1),
         **ps2_geometry.float_answers(n),
@@ -269,8 +271,9 @@ def mistakes(n) -> dict:
         "ps2_quadratic_map_x": [("missing_sqrt2", MISTAKES["missing_sqrt2"], _no_sqrt2(n.x))],
         "ps2_quadratic_map_xprime": [
             ("missing_sqrt2", MISTAKES["missing_sqrt2"], _no_sqrt2(n.xp))],
-        "ps2_quad_kernel_via_map": [
-            ("missing_sqrt2", MISTAKES["missing_sqrt2"], _no_sqrt2(n.x).dot(_no_sqrt2(n.xp)))],
+        "ps2_quad_map_products": [
+            ("missing_sqrt2", MISTAKES["missing_sqrt2"],
+             _no_sqrt2(n.x).multiply_elementwise(_no_sqrt2(n.xp)))],
         "ps2_gamma_exact": [
             ("rbf_unsquared_distance", MISTAKES["rbf_unsquared_distance"], gamma_plain),
             ("gamma_sign", "gamma must be positive: it is ln(1/s) / d^2 = -ln(s) / d^2",

@@ -95,6 +95,7 @@ def test_feedback_pages_exist_and_hide_the_hidden_tests(demo_run):
     for o in graded:
         page = feedback_page(course, o.assignment, o.student).read_text(encoding="utf-8")
         assert "HIDDEN TESTS" not in page and "_grading" not in page
+        assert "Test cell</a>" not in page and "Part 1" in page, "the summary names the parts"
         leaked = [line for line in hidden_lines if line in page]
         assert not leaked, f"{o.student}/{o.assignment} feedback shows {leaked[:2]}"
 

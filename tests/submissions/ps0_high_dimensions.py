@@ -209,6 +209,20 @@ def cap_fraction(m, angle):
     return F(0.5) * betainc(F((m - 1) / 2), F(0.5), s * s).astype(F)
 '''
 
+QUAD_CAP = '''
+def cap_fraction(m, angle):
+    from scipy.integrate import quad
+
+    if m < 2 or not 0 <= angle <= 180:
+        raise ValueError(f"need m >= 2 and 0 <= angle <= 180, got m = {m}, angle = {angle}")
+    if m == 2:
+        return angle / 180
+    if angle > 90:
+        return 1 - cap_fraction(m, 180 - angle)
+    return (quad(lambda t: math.sin(t) ** (m - 2), 0, math.radians(angle))[0]
+            / quad(lambda t: math.sin(t) ** (m - 2), 0, math.pi)[0])
+'''
+
 
 VARIANTS = {
     "loops": {
@@ -238,6 +252,12 @@ VARIANTS = {
             "angles_answer": FLOAT32_ANGLES,
             "cap_fraction_answer": FLOAT32_CAP,
         },
+        "lost": {},
+    },
+    "quad_route": {
+        "description": "correct, the lesson's other float route for the cap: scipy.integrate.quad "
+        "of sin^(m-2) (tests/grading/test_cap_routes.py draws 40 students for it)",
+        "cells": {"cap_fraction_answer": QUAD_CAP},
         "lost": {},
     },
     "gamma_argument": {

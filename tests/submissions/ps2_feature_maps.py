@@ -170,7 +170,7 @@ def quadratic_map_exact(v):
 
 phi_x = quadratic_map_exact(N.x)
 phi_xp = quadratic_map_exact(N.xp)
-k_via_map = phi_x.dot(phi_xp)
+products_xxp = phi_x.multiply_elementwise(phi_xp)
 ''',
 }
 
@@ -193,7 +193,7 @@ def quadratic_map_floats(v):
 
 phi_x = quadratic_map_floats(N.x)
 phi_xp = quadratic_map_floats(N.xp)
-k_via_map = phi_x.dot(phi_xp)
+products_xxp = phi_x.multiply_elementwise(phi_xp)
 ''',
     "gamma_exact_answer": '''
 gamma_exact = np.log(float(1 / N.similarity)) / float(N.distance) ** 2
@@ -244,7 +244,7 @@ a, b = N.x
 c, e = N.xp
 phi_x = Matrix([a**2, b**2, 1, a * b, a, b])
 phi_xp = Matrix([c**2, e**2, 1, c * e, c, e])
-k_via_map = phi_x.dot(phi_xp)
+products_xxp = phi_x.multiply_elementwise(phi_xp)
 ''',
     "d_phi_exact_answer": '''
 d_phi_exact = Matrix([sp.sqrt(2 - 2 * N.similarity ** (t**2 / N.distance**2)) for t in N.table_distances])
@@ -313,7 +313,7 @@ VARIANTS = {
                        "(lecture 000: the factor 2 is split as sqrt2 * sqrt2)",
         "cells": NO_SQRT2,
         # visible check phi(x).phi(y) == (x.y + 1)^2 fails; by hand phi_x, phi_xp and
-        # k_via_map (= 9) are all wrong
+        # products_xxp (cross terms halved) are all wrong
         "lost": {"test_quadratic_map": 2.0, "test_q3_via_map": 3.0},
     },
     "floats_for_exact": {

@@ -164,7 +164,7 @@ def test_each_classic_mistake_is_named_on_any_variant():
                 assert not verdict.ok, (student, name, code)
                 assert verdict.code == code, (student, name, code, verdict)
         assert {m[0] for m in v.mistakes["ps2_count_tally"]} >= {"counted_all_monomials"}
-        assert {m[0] for m in v.mistakes["ps2_quad_kernel_via_map"]} == {"missing_sqrt2"}
+        assert {m[0] for m in v.mistakes["ps2_quad_map_products"]} == {"missing_sqrt2"}
 
 
 def _solution_cells() -> str:

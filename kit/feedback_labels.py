@@ -1,0 +1,67 @@
+"""Name each graded cell of a feedback page by its part and how its points split.
+
+nbgrader's feedback page lists every test cell as "Test cell (Score: 4 / 6)". The
+:class:`LabelTestCells` step (in ``GenerateFeedback.preprocessors``, before the hidden tests
+are cleared) gives each graded cell a label instead, stored in ``cell.metadata.kit_label``
+and shown by the course's copy of the template (``kit/templates/feedback``):
+``Part 3 — A 3-point example by hand: eig_3pt 2 + alpha_3pt 2 + Z_3pt 2 points``.
+The part is the last ``## Part ...`` heading above the cell; the answers and their points
+are read from the hidden tests' ``grade(...)`` and ``grade_exact(...)`` calls.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from nbconvert.preprocessors import Preprocessor
+from traitlets import Bool
+
+#: the course's template directory (its ``feedback`` template), wherever the course directory is
+TEMPLATES = str(Path(__file__).resolve().parent / "templates")
+PART = re.compile(r"^#{2,3}\s*(Part\s+\d+[^\n]*)", re.MULTILINE)
+CALL = re.compile(r'grade(?:_exact)?\(\s*"[^"]+",\s*([A-Za-z_]\w*),\s*points=([\d.]+)')
+
+
+def _number(text: str) -> str:
+    value = float(text)
+    return str(int(value)) if value.is_integer() else f"{value:g}"
+
+
+def part_title(markdown: str) -> str | None:
+    """The part a heading opens, without its "(N points)": ``Part 3 — A 3-point example``."""
+    found = PART.findall(markdown)
+    if not found:
+        return None
+    return re.sub(r"\s*\(\s*[\d.]+\s+points?\s*\)\s*$", "", found[-1]).strip()
+
+
+def label(part: str | None, source: str, points, written: bool = False) -> str:
+    """The feedback's name of one graded cell."""
+    calls = CALL.findall(source)
+    if written:
+        what = f"written answer, {_number(points)} points"
+    elif len(calls) > 1:
+        what = " + ".join(f"{name} {_number(p)}" for name, p in calls) + " points"
+    elif calls:
+        what = f"{calls[0][0]}, {_number(calls[0][1])} points"
+    else:
+        what = f"checks, {_number(points)} points"
+    return f"{part}: {what}" if part else what.capitalize()
+
+
+class LabelTestCells(Preprocessor):
+    """Store a label naming the part and the point split in every graded cell's metadata."""
+
+    enabled = Bool(True).tag(config=True)
+
+    def preprocess(self, nb, resources):
+        part = None
+        for cell in nb.cells:
+            meta = cell.metadata.get("nbgrader", {})
+            if cell.cell_type == "markdown" and not meta.get("solution"):
+                part = part_title(cell.source) or part
+            if meta.get("grade"):
+                written = cell.cell_type == "markdown"
+                cell.metadata["kit_label"] = label(part, cell.source, meta.get("points", 0), written)
+        return nb, resources

@@ -1,0 +1,120 @@
+"""What a student reads around the graded cells: names, points and the time to plan.
+
+* every name a visible test cell reads is introduced before it: assigned by an earlier cell
+  of the release (an answer cell's stub such as ``phi_Q = None`` included) or named in an
+  earlier markdown cell, so a student never meets a NameError for a name nobody told them;
+* where one test cell grades several answers, the text says each answer's points, and
+  they add up to the cell's points;
+* every problem set states the same time estimate, and the README the unit's total;
+* the numbers cell is collapsed in every notebook.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import re
+
+import pytest
+
+from kit.course import ASSIGNMENTS, REPO_ROOT
+from tests.notebooks.attributions import load
+
+#: the time every problem set is planned for, as the notebooks and the README state it
+PLANNED = "about 2 hours"
+GRADE_CALL = re.compile(r'grade(?:_exact)?\("[^"]+",\s*([A-Za-z_]\w*),\s*points=([\d.]+)\)')
+
+
+def _notebook(ps, kind):
+    return load(REPO_ROOT / kind / ps / f"{ps}.ipynb")
+
+
+def _meta(cell):
+    return cell["metadata"].get("nbgrader", {})
+
+
+def _code(cell):
+    return "\n".join(line for line in "".join(cell["source"]).splitlines()
+                     if not line.lstrip().startswith(("%", "!")))
+
+
+def _assigned(tree):
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+    return names
+
+
+def unintroduced_names(nb):
+    """``{test cell: names}`` read by a visible test cell and introduced nowhere before it."""
+    known, named, missing = set(dir(builtins)), set(), {}
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "markdown":
+            named |= set(re.findall(r"`([A-Za-z_]\w*)", "".join(cell["source"])))
+            continue
+        tree = ast.parse(_code(cell))
+        if _meta(cell).get("grade") and not _meta(cell).get("solution"):
+            read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+            unknown = read - known - named - _assigned(tree)
+            if unknown:
+                missing[_meta(cell)["grade_id"]] = sorted(unknown)
+        known |= _assigned(tree)
+    return missing
+
+
+@pytest.mark.parametrize("ps", ASSIGNMENTS)
+def test_every_name_a_visible_test_reads_is_introduced_before_it(ps):
+    assert unintroduced_names(_notebook(ps, "release")) == {}
+
+
+def test_a_name_met_first_in_a_test_cell_is_found():
+    nb = _notebook("ps1_circle_lift", "release")
+    for cell in nb["cells"]:
+        if _meta(cell).get("grade_id") == "lift_point_answer":
+            cell["source"] = ["# YOUR CODE HERE\n", "raise NotImplementedError()"]
+    assert unintroduced_names(nb) == {"lift_point_test": ["phi_Q"]}
+
+
+@pytest.mark.parametrize("ps", ASSIGNMENTS)
+def test_multi_answer_cells_state_how_their_points_split(ps):
+    nb = _notebook(ps, "source")
+    text = ""
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "markdown":
+            text += "".join(cell["source"]) + "\n"
+        calls = GRADE_CALL.findall("".join(cell["source"])) if _meta(cell).get("grade") else []
+        if len(calls) < 2:
+            continue
+        for name, points in calls:
+            stated = re.findall(rf"`{name}`\s*\((\d+(?:\.\d+)?) points?", text)
+            assert stated and float(stated[-1]) == float(points), (
+                f"{_meta(cell)['grade_id']}: the text should say `{name}` ({points} points)")
+        assert sum(float(p) for _, p in calls) == float(_meta(cell)["points"])
+
+
+@pytest.mark.parametrize("ps", ASSIGNMENTS)
+def test_every_problem_set_states_the_same_time(ps):
+    intro = "".join(_notebook(ps, "source")["cells"][0]["source"])
+    lesson = " ".join("".join(c["source"]) for c in _notebook(ps, "source")["cells"][:3])
+    assert PLANNED in (intro + lesson).lower(), f"{ps} should say it takes {PLANNED}"
+    others = (intro + lesson).lower().replace(PLANNED, "")
+    assert not re.search(r"\b\d+ (?:to \d+ )?(?:minutes|hours)\b", others), (
+        f"{ps} still states another time")
+
+
+def test_the_readme_states_the_units_total():
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"{len(ASSIGNMENTS)} problem sets of {PLANNED} each" in readme
+
+
+@pytest.mark.parametrize("ps", ASSIGNMENTS)
+def test_the_numbers_cell_is_collapsed(ps):
+    (cell,) = [c for c in _notebook(ps, "source")["cells"] if _meta(c).get("grade_id") == "your_numbers"]
+    assert cell["metadata"].get("jupyter", {}).get("source_hidden") is True
