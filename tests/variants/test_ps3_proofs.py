@@ -165,3 +165,13 @@ def test_checks_are_bounded_in_time():
                           "max(x, x')  [scalars x, x' >= 0]")]:
         judge_answer(decode(encode(answer)), text, "k")
     assert time.perf_counter() - start < 5
+
+
+def test_feedback_on_an_item_names_its_own_candidate_and_never_a_bare_verdict():
+    from kit.identity import numbers_text
+
+    n = variants.numbers(PS, "bob")
+    text = numbers_text("ps3_verdict_3", "bob", show_expected=True)
+    assert f"N.k3 = {n.k3}" in text and "N.k4" not in text
+    assert "expected a witness" in text or "expected a certificate" in text
+    assert "True" not in text and "False" not in text
