@@ -175,3 +175,15 @@ def test_feedback_on_an_item_names_its_own_candidate_and_never_a_bare_verdict():
     assert f"N.k3 = {n.k3}" in text and "N.k4" not in text
     assert "expected a witness" in text or "expected a certificate" in text
     assert "True" not in text and "False" not in text
+
+
+def test_the_negative_entries_rule_costs_every_student_the_same():
+    """The hand-in that calls a kernel with negative Gram entries invalid loses exactly the
+    two signed kernels of every list: its probe sees the sign of every candidate of the pool."""
+    from kpca_ref.mercer import gram
+
+    t = np.linspace(-3.0, 3.0, 13)
+    X = np.column_stack([t, -0.5 * t[::-1]])  # the probe of tests/submissions/ps3_mercer.py
+    for c in POOL.values():
+        if c.valid:
+            assert bool((gram(c.k, X[:, :c.d]) < 0).any()) == (c.kind == "signed_kernel"), c.text
