@@ -32,6 +32,8 @@ def numbers_text(name: str, student: str, show_expected: bool) -> str:
     if show_expected:
         value = v.answers[name]
         shown = list(value) if getattr(value, "is_Matrix", False) else value
+        if isinstance(value, bool):  # ps3's checked items: the key is the verdict only
+            shown = "a certificate (a kernel)" if value else "a witness (not a kernel)"
         text += f"; expected {shown}"
     return text
 

@@ -27,6 +27,9 @@ Each problem set has one module here (``ps1`` ... ``ps5``) with:
     ``n`` (a namespace of sympy values, the same ``N`` the notebook shows);
 ``UP_TO_SIGN``
     the answer names whose sign is free (per column, element or scalar);
+``SHOWN`` (optional)
+    ``{answer name: (number name, ...)}``: the numbers feedback shows for an answer, when
+    not every number of its families (ps3's verdict items show their own candidate only);
 ``mistakes(n)`` (optional)
     ``{answer name: [(diagnosis code, message, wrong value), ...]}``: what the classic
     mistakes of the lecture notes give on these numbers, so feedback can name them.
@@ -166,8 +169,8 @@ class Variant:
     def shown(self, answer_name: str) -> str:
         """The numbers an exact answer is built on, as ``N.a = 1, N.b = 2``."""
         mod = module(self.ps)
-        names = []
-        for family in mod.ITEMS.get(answer_name, tuple(mod.FAMILIES)):
+        names = list(getattr(mod, "SHOWN", {}).get(answer_name, ()))
+        for family in () if names else mod.ITEMS.get(answer_name, tuple(mod.FAMILIES)):
             names += list(families(self.ps)[family][0])
         return ", ".join(f"N.{n} = {_flat(getattr(self.numbers, n))}" for n in names)
 

@@ -64,6 +64,8 @@ ITEMS = {
 }
 #: the items judged by :func:`judge` (a witness or a certificate), not by comparison
 CHECKED = frozenset(f"ps3_verdict_{i + 1}" for i in range(SLOTS))
+#: the feedback on a Part 7 item shows that item's candidate only
+SHOWN = {f"ps3_verdict_{i + 1}": (f"k{i + 1}",) for i in range(SLOTS)}
 UP_TO_SIGN = frozenset()
 NICE = {"denominator": 1}
 

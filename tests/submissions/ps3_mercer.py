@@ -164,11 +164,14 @@ def find_counterexample(k, d, max_points=6, seed=0):
 
 # "a Gram matrix with a negative entry cannot be PSD": answers a witness for every kernel whose
 # Gram matrix on a probe has a negative entry. Those are the two kernels of each list that take
-# negative values (every list holds two): their Gram matrices are PSD, so those witnesses earn
-# nothing, 1 point of 5 for every student
+# negative values (every list holds two; the probe, 13 points with both signs in each
+# coordinate, finds a negative entry for each kernel of the pool that has one, and none for the
+# others): their Gram matrices are PSD, so those witnesses earn nothing, 1 point of 5 for
+# every student
 VERDICTS_NEGATIVE_ENTRIES = f'''
 known = {_reference_certificates()}
-X_probe = np.random.default_rng(5).standard_normal((6, 2))
+t_probe = np.linspace(-3.0, 3.0, 13)
+X_probe = np.column_stack([t_probe, -0.5 * t_probe[::-1]])   # both signs in each coordinate
 verdicts = []
 for i in range(1, 11):
     text = getattr(N, f"k{{i}}")

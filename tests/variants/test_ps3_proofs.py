@@ -165,3 +165,25 @@ def test_checks_are_bounded_in_time():
                           "max(x, x')  [scalars x, x' >= 0]")]:
         judge_answer(decode(encode(answer)), text, "k")
     assert time.perf_counter() - start < 5
+
+
+def test_feedback_on_an_item_names_its_own_candidate_and_never_a_bare_verdict():
+    from kit.identity import numbers_text
+
+    n = variants.numbers(PS, "bob")
+    text = numbers_text("ps3_verdict_3", "bob", show_expected=True)
+    assert f"N.k3 = {n.k3}" in text and "N.k4" not in text
+    assert "expected a witness" in text or "expected a certificate" in text
+    assert "True" not in text and "False" not in text
+
+
+def test_the_negative_entries_rule_costs_every_student_the_same():
+    """The hand-in that calls a kernel with negative Gram entries invalid loses exactly the
+    two signed kernels of every list: its probe sees the sign of every candidate of the pool."""
+    from kpca_ref.mercer import gram
+
+    t = np.linspace(-3.0, 3.0, 13)
+    X = np.column_stack([t, -0.5 * t[::-1]])  # the probe of tests/submissions/ps3_mercer.py
+    for c in POOL.values():
+        if c.valid:
+            assert bool((gram(c.k, X[:, :c.d]) < 0).any()) == (c.kind == "signed_kernel"), c.text
