@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-# The grading kernels' own environment (kit/kernelenv.py): what students may import, no more.
+# The grading kernels' own environment (kit/sandbox/kernelenv.py): what students may import, no more.
 KVENV  := $(VENV)-kernel
 KSTAMP := $(KVENV)/.kpca-kernel-env
 # nbgrader calls the `alembic` executable: keep the venv's bin on PATH for every recipe.
@@ -22,7 +22,7 @@ $(STAMP): pyproject.toml
 	# rfc3987-syntax (optional, pulled in by jupyter-events) compiles grammars at every
 	# nbformat import: ~1.5 s per nbgrader process, for validation the kit never uses.
 	$(BIN)/python -m pip uninstall --quiet --yes rfc3987-syntax
-	# Grading kernels run inside bubblewrap (kit/sandbox.py): install it when missing.
+	# Grading kernels run inside bubblewrap (kit/sandbox/wrapper.py): install it when missing.
 	@command -v bwrap >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && apt-get install -y -qq bubblewrap; } \
 	  || echo "*** bubblewrap (bwrap) is missing: grading will refuse to run until it is" \
 	          "installed (as root: apt-get install bubblewrap)" >&2
@@ -38,7 +38,7 @@ $(STAMP): pyproject.toml
 # numpy, scipy, sympy, matplotlib and ipykernel at .venv's versions (~1 minute, ~500 MB);
 # rebuilt when those versions or the import message change, then checked: nothing of the
 # grader (scikit-learn, kpca_ref, nbgrader, pytest, ...) may be importable in it.
-$(KSTAMP): $(STAMP) kit/kernelenv.py kit/offered.py
+$(KSTAMP): $(STAMP) kit/sandbox/kernelenv.py kit/sandbox/offered.py
 	$(BIN)/python -m kit.kernelenv --build
 
 lint: venv

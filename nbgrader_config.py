@@ -20,8 +20,8 @@ c.CourseDirectory.db_url = (os.environ.get("KPCA_DB_URL")
 c.Exchange.root = os.environ.get("KPCA_EXCHANGE", "/srv/nbgrader/exchange")
 # Students write into the exchange's inbound/ and collect reads it with the TA's rights:
 # this collect copies plain files only, and skips (one line each) a hand-in holding a
-# symbolic link, a hard link, a FIFO or a device (kit/intake.py).
-c.ExchangeFactory.collect = "kit.intake.SafeCollect"
+# symbolic link, a hard link, a FIFO or a device (kit/intake/steps.py).
+c.ExchangeFactory.collect = "kit.intake.steps.SafeCollect"
 
 # LMS course: `nbgrader zip_collect <ps>` (or `python -m kit.collect --zip`) files each
 # notebook of downloaded/<ps>/extracted/ by its name, Canvas style:
@@ -35,8 +35,8 @@ c.FileNameCollectorPlugin.named_regexp = (
 )
 # nbgrader's collector for those names, but a file that is not a plain file (a link, a
 # FIFO) is not imported, and a student with two files for one notebook is skipped with a
-# line instead of stopping the whole import (kit/intake.py).
-c.ZipCollectApp.collector_plugin = "kit.intake.SafeFileNameCollector"
+# line instead of stopping the whole import (kit/intake/steps.py).
+c.ZipCollectApp.collector_plugin = "kit.intake.steps.SafeFileNameCollector"
 
 # Each cell gets 15 s; a cell that runs over is interrupted and scores 0, the rest still run.
 c.Execute.timeout = 15
@@ -53,47 +53,47 @@ c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 
 # Feedback pages must not show hidden tests: drop their code, and shorten every
 # traceback (it would quote the failing hidden line) to its one-line message.
-# No student content runs in a browser (kit/sanitize.py): the autograded notebook is
+# No student content runs in a browser (kit/html/sanitize.py): the autograded notebook is
 # sanitised, and so is every page rendered from it (feedback here; formgrader through the
 # HTMLExporter setting below, which also covers notebooks autograded before the step existed).
 c.GenerateFeedback.preprocessors = [
-    "kit.sanitize.SanitizeStudentContent",
+    "kit.html.sanitize.SanitizeStudentContent",
     "nbgrader.preprocessors.GetGrades",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
     "kit.feedback_labels.LabelTestCells",
     "nbgrader.preprocessors.ClearHiddenTests",
-    "kit.feedback.HideTracebacks",
+    "kit.handback.feedback.HideTracebacks",
 ]
 # The feedback page lists each graded cell by its part and point split (the label above),
 # with the course's copy of nbgrader's feedback template; nbgrader's own stays the base of
 # every other page (formgrader sets its own template directories).
 c.HTMLExporter.extra_template_basedirs = [__import__("kit.feedback_labels").feedback_labels.TEMPLATES]
-c.HTMLExporter.preprocessors = ["kit.sanitize.SanitizeStudentContent"]
+c.HTMLExporter.preprocessors = ["kit.html.sanitize.SanitizeStudentContent"]
 
 # `nbgrader export`: the stock CSV columns, then the auto-graded and hand-graded points and
-# the TA's comments (kit/export_plugin.py).
-c.ExportApp.plugin_class = "kit.export_plugin.HandGradesCsvExport"
+# the TA's comments (kit/gradebook/export_plugin.py).
+c.ExportApp.plugin_class = "kit.gradebook.export_plugin.HandGradesCsvExport"
 
-# The hidden tests are judged outside the student's kernel (kit/judge.py): the case inputs
+# The hidden tests are judged outside the student's kernel (kit/judge/preprocessors.py): the case inputs
 # are written before the kernel starts, and the results it emits are scored after it ran.
-# SANDBOX SWITCH: kit.execute.SandboxedExecute runs every graded notebook (nbgrader
-# autograde, kit.autograde, make demo) in the kpca-sandbox kernel (kit/sandbox.py:
+# SANDBOX SWITCH: kit.sandbox.execute.SandboxedExecute runs every graded notebook (nbgrader
+# autograde, kit.autograde, make demo) in the kpca-sandbox kernel (kit/sandbox/wrapper.py:
 # bubblewrap, no network, resource limits, nothing of the course visible but the student's
 # own folder), installed by `make venv`. Grading refuses to run where the sandbox cannot
 # start; it never falls back to a plain kernel. `nbgrader validate` keeps the plain kernel.
 c.Autograde.autograde_preprocessors = [
-    "kit.judge.WriteCases",
-    "kit.execute.SandboxedExecute",
-    "kit.judge.JudgeHiddenTests",
+    "kit.judge.preprocessors.WriteCases",
+    "kit.sandbox.execute.SandboxedExecute",
+    "kit.judge.preprocessors.JudgeHiddenTests",
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
     "nbgrader.preprocessors.LimitOutput",
     "nbgrader.preprocessors.SaveAutoGrades",
     # after SaveAutoGrades: it compares a written answer with its release checksum to tell
     # "no response", and a sanitised source must not pass for an answer
-    "kit.sanitize.SanitizeStudentContent",
+    "kit.html.sanitize.SanitizeStudentContent",
     "nbgrader.preprocessors.AssignLatePenalties",
-    "kit.metadata.CheckCellMetadata",
+    "kit.intake.metadata.CheckCellMetadata",
 ]
 # Exact answers are graded on each student's own numbers (kpca_ref.variants), drawn from the
 # submission's nbgrader student id. A wrong answer's feedback line names the student's numbers
@@ -102,14 +102,14 @@ c.Autograde.autograde_preprocessors = [
 c.JudgeHiddenTests.show_expected = False
 
 # Stock sanitizing steps; only the metadata check is swapped for one that validates the same
-# metadata with the same schema and errors, but checks the schema once (kit/metadata.py).
+# metadata with the same schema and errors, but checks the schema once (kit/intake/metadata.py).
 # First, a submission whose submitted/ folder holds a link, a FIFO or a device (laid there
-# by hand) is not graded at all (kit/intake.py).
+# by hand) is not graded at all (kit/intake/steps.py).
 c.Autograde.sanitize_preprocessors = [
-    "kit.intake.CheckSubmittedFiles",
+    "kit.intake.steps.CheckSubmittedFiles",
     "nbgrader.preprocessors.ClearOutput",
     "nbgrader.preprocessors.DeduplicateIds",
     "nbgrader.preprocessors.OverwriteKernelspec",
     "nbgrader.preprocessors.OverwriteCells",
-    "kit.metadata.CheckCellMetadata",
+    "kit.intake.metadata.CheckCellMetadata",
 ]

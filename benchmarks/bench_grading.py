@@ -37,8 +37,8 @@ from nbformat.v4 import new_code_cell
 
 from kit.autograde import grade_class
 from kit.course import ASSIGNMENTS, copy_course
+from kit.intake.submitted import build_submission, lay
 from kit.release import release
-from kit.submitted import build_submission, lay
 
 
 def cpu_seconds() -> float:

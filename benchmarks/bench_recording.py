@@ -25,8 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from kit import gradebook_move
 from kit.course import Course, copy_course, quiet_gradebook
+from kit.gradebook import move as gradebook_move
 from kit.gradebook_bulk import record_many
 from kit.recording import _record_grades
 from kit.release import release

@@ -29,11 +29,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from kit import cluster, recording
+from kit import recording
 from kit.autograde import grade_class
 from kit.course import Course, copy_course
+from kit.engines import dask_client as cluster
+from kit.intake.submitted import lay_class
 from kit.release import release
-from kit.submitted import lay_class
 from tests.demo_class import ROSTER
 
 STATEMENTS = [0]

@@ -13,10 +13,10 @@ Re-running skips what it already graded (the same hand-in, its graded notebook s
 recorded in ``autograded/.kit-graded.json``), so a run
 stopped with Ctrl-C (it prints what was graded and what was not, and exits with status 130)
 continues where it stopped; ``--force`` grades everything again. No kernel outlives the run:
-see :mod:`kit.workers` and :mod:`kit.sandbox`.
+see :mod:`kit.engines.processes` and :mod:`kit.sandbox.wrapper`.
 
 ``--scheduler tcp://HOST:8786`` grades on the workers of a Dask cluster instead, and
-``--scheduler local:N`` on N Dask worker processes of this machine (:mod:`kit.cluster`).
+``--scheduler local:N`` on N Dask worker processes of this machine (:mod:`kit.engines.dask_client`).
 """
 
 from __future__ import annotations
@@ -29,11 +29,12 @@ from pathlib import Path
 
 import nbformat
 
-from kit import safefiles, sandbox
 from kit.course import ASSIGNMENTS, REPO_ROOT, Course
-from kit.execute import kernel_env_refusal
+from kit.engines.ledger import LEDGER, _record, already_graded, read_ledger  # noqa: F401 - re-exported
 from kit.inert import inert
-from kit.ledger import LEDGER, _record, already_graded, read_ledger  # noqa: F401 - re-exported
+from kit.intake import safefiles
+from kit.sandbox import wrapper as sandbox
+from kit.sandbox.execute import kernel_env_refusal
 
 
 class GradingError(RuntimeError):
@@ -94,7 +95,7 @@ def check_submission(course: Course, assignment: str, student: str) -> str:
 
 
 def _sandboxed(api) -> bool:
-    """Whether nbgrader's autograde runs notebooks through ``kit.execute.SandboxedExecute``."""
+    """Whether nbgrader's autograde runs notebooks through ``kit.sandbox.execute.SandboxedExecute``."""
     steps = api.config.Autograde.get("autograde_preprocessors", [])
     return any(str(getattr(step, "__name__", step)).endswith("SandboxedExecute") for step in steps)
 
@@ -140,7 +141,7 @@ def _grade_job(job: tuple[str, str]) -> Outcome:
         return Outcome(student, assignment, "failed", message=str(exc))
     outcome = Outcome(student, assignment, "graded", scores)
     if _WORKER["feedback"]:
-        from kit.feedback import write_feedback
+        from kit.handback.feedback import write_feedback
 
         outcome.message = write_feedback(course, assignment, student, api=_WORKER["api"])
     return outcome
@@ -175,12 +176,12 @@ def grade_class(course: Course, assignments=ASSIGNMENTS, students=None, workers=
     left as it is (status ``"already graded"``). A worker that dies fails only its own submission.
     Ctrl-C stops every worker and their kernels and raises :class:`Interrupted`. With
     ``scheduler`` (``"local:N"`` or a Dask scheduler's address) the jobs run on a Dask cluster
-    instead (:mod:`kit.cluster`); ``workers`` is then ignored. With
+    instead (:mod:`kit.engines.dask_client`); ``workers`` is then ignored. With
     ``progress``, a bar on ``stream`` (default ``sys.stdout``) if it is a terminal, else one
-    line per finished notebook (:class:`kit.progress.Progress`).
+    line per finished notebook (:class:`kit.engines.progress.Progress`).
     """
-    from kit.secret import course_secret
-    from kit.workers import Died, run_jobs
+    from kit.engines.processes import Died, run_jobs
+    from kit.judge.secret import course_secret
 
     course_secret(course.root)  # made once here, before the workers need it
     students = list(students) if students is not None else students_of(course)
@@ -195,7 +196,7 @@ def grade_class(course: Course, assignments=ASSIGNMENTS, students=None, workers=
     workers = max(1, min(workers or (os.cpu_count() or 1) + 1, len(jobs) or 1))
     bar = None
     if progress:
-        from kit.progress import Progress, what_happened
+        from kit.engines.progress import Progress, what_happened
 
         bar = Progress(len(jobs), stream)
     finished = set()
@@ -217,7 +218,7 @@ def grade_class(course: Course, assignments=ASSIGNMENTS, students=None, workers=
 
     try:
         if scheduler:
-            from kit import cluster
+            from kit.engines import dask_client as cluster
 
             for a, s in [j for j in jobs if not (course.root / "submitted" / j[1] / j[0]).exists()]:
                 handle((a, s), Outcome(s, a, "not submitted"))
@@ -270,7 +271,7 @@ def main(argv=None) -> int:
         outcomes = grade_class(Course(args.course.resolve()), args.assignments, workers=args.workers,
                                feedback=args.feedback, skip_graded=not args.force,
                                scheduler=args.scheduler)
-    except RuntimeError as exc:  # kit.cluster.ClusterError: cluster or gradebook unusable
+    except RuntimeError as exc:  # kit.engines.dask_client.ClusterError: cluster or gradebook unusable
         if not hasattr(exc, "outcomes"):
             raise
         graded = [(o.assignment, o.student) for o in exc.outcomes if o.status == "graded"]

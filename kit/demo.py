@@ -19,10 +19,10 @@ from pathlib import Path
 
 from kit.autograde import grade_class
 from kit.course import ASSIGNMENTS, REPO_ROOT, Course
-from kit.export import rows, write_csv
+from kit.gradebook.export import rows, write_csv
+from kit.intake.submitted import lay_class
 from kit.release import release
-from kit.report import write_report
-from kit.submitted import lay_class
+from kit.report.page import write_report
 
 
 def grade_table(course: Course, outcomes) -> str:

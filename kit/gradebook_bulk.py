@@ -1,6 +1,6 @@
 """Recording many graded notebooks in the gradebook in one transaction.
 
-The cluster client (:mod:`kit.cluster`) receives each worker's grades and must record them
+The cluster client (:mod:`kit.engines.dask_client`) receives each worker's grades and must record them
 in the course's gradebook (sqlite or PostgreSQL). Through nbgrader's ORM a notebook takes
 about 37 statements and its own commits, which caps a cluster at a few notebooks per
 second. :func:`record_many` writes a batch of results with a handful of statements per

@@ -5,8 +5,8 @@ TA's terminal, a name can carry control sequences: a window-title change, a clip
 write, a line erase that hides the lines above it, bidi overrides that show a name
 reversed. :func:`inert` shows every such character as a visible escape (``\\x1b``,
 ``\\u202e``) and leaves the rest of the text as typed; every place that prints a
-student-controlled string on the host side uses it (``kit.collect``, ``kit.intake``,
-``kit.safefiles``, ``kit.autograde``, ``kit.progress``, ``kit.report``).
+student-controlled string on the host side uses it (``kit.intake.collect``, ``kit.intake.steps``,
+``kit.intake.safefiles``, ``kit.autograde``, ``kit.engines.progress``, ``kit.report.page``).
 
 :func:`student_words` goes further for text shown inside the judge's own lines (an
 error's message in a test cell's feedback): one line, bounded, and nothing that reads as

@@ -1,7 +1,7 @@
 """Where code and maths are in a markdown source, found in time linear in its length.
 
 :func:`protected_spans` lists the fenced code blocks, code spans and maths of a markdown
-source, left to right, without overlaps, for :mod:`kit.sanitize_markdown`. A regular
+source, left to right, without overlaps, for :mod:`kit.html.markdown`. A regular
 expression with lazy ``.*?`` bodies would search the rest of the text again from every
 opener that never closes (a long run of backticks, many ``\\[``, many ``\\begin{x}``),
 which costs time in the square of the length. Here every closer is found from tables built

@@ -1,6 +1,6 @@
 """Recording a worker's result in the course: its files, then its grades in the gradebook.
 
-The cluster client (:mod:`kit.cluster`) writes each graded notebook's autograded folder and
+The cluster client (:mod:`kit.engines.dask_client`) writes each graded notebook's autograded folder and
 feedback page (:func:`write_files`) and records its grades: a batch of results that arrived
 together in one transaction (:func:`record_batch`, through :mod:`kit.gradebook_bulk`), or one
 result through nbgrader's ORM (:func:`record`), as nbgrader's own ``SaveAutoGrades`` would.
@@ -39,8 +39,8 @@ def record_batch(course: Course, batch: list[tuple[str, str, dict]], gb) -> None
     (:func:`kit.gradebook_bulk.record_many`): what arrived together is recorded together."""
     from sqlalchemy.exc import DBAPIError
 
+    from kit.gradebook.move import shown
     from kit.gradebook_bulk import record_many
-    from kit.gradebook_move import shown
 
     quiet_gradebook()
     for assignment, student, result in batch:
@@ -63,7 +63,7 @@ def record(course: Course, assignment: str, student: str, result: dict, gb=None)
     """
     from nbgrader.api import Gradebook
 
-    from kit.gradebook_move import shown
+    from kit.gradebook.move import shown
 
     quiet_gradebook()
     write_files(course, assignment, student, result)

@@ -6,11 +6,11 @@ A hidden test cell calls::
     _grading.grade("centre_kernel", centre_kernel, points=4)
 
 Under the autograder a case file (:data:`CASE_FILE`, written next to the notebook by
-``kit.judge.WriteCases`` before the kernel starts) holds the hidden case INPUTS.
+``kit.judge.preprocessors.WriteCases`` before the kernel starts) holds the hidden case INPUTS.
 :func:`grade` calls the student's function on copies of them, and :func:`grade_exact`
 takes the student's exact value; each emits one display output of MIME type :data:`MIME`
 with the results as plain data (:mod:`kpca_probe.wire`) and returns 0.0. The score is
-decided outside the kernel by ``kit.judge.JudgeHiddenTests``, which compares those results
+decided outside the kernel by ``kit.judge.preprocessors.JudgeHiddenTests``, which compares those results
 with the reference and replaces the cell's outputs: nothing the student's code does in
 the kernel (patched numpy, fake modules, forged outputs) changes the comparison.
 

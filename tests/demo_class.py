@@ -1,6 +1,6 @@
 """The bundled demo class: who hands in what, and the score each must get.
 
-``make demo`` lays these students into ``submitted/`` (see ``kit.submitted.lay_class``).
+``make demo`` lays these students into ``submitted/`` (see ``kit.intake.submitted.lay_class``).
 Each entry maps a problem set to what the student hands in: ``"solution"`` (the
 instructor's answers typed in), ``"blank"`` (the release untouched), the name of a
 submission in ``tests/submissions/<ps>.py``, or a function that writes something odd.
@@ -48,7 +48,7 @@ def pastes_classmate(course, assignment):
 
 def types_classmate_id(course, assignment):
     """A correct notebook worked on ada_reference's numbers: STUDENT_ID = "ada_reference"."""
-    from kit.submitted import build_submission
+    from kit.intake.submitted import build_submission
     from tests.support.nbgrading import type_student_id
 
     nb = build_submission(course, assignment)

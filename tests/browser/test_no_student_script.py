@@ -26,10 +26,10 @@ import pytest
 from nbformat.v4 import new_markdown_cell
 
 from kit.course import copy_course
-from kit.feedback import feedback_page, write_feedback
+from kit.handback.feedback import feedback_page, write_feedback
+from kit.html.sanitize import BLANK_PNG
+from kit.intake.submitted import build_submission, lay, solution_text
 from kit.release import release
-from kit.sanitize import BLANK_PNG
-from kit.submitted import build_submission, lay, solution_text
 from tests.browser.harness import HitListener
 from tests.support.nbgrading import nb_meta, read_source
 
@@ -41,7 +41,7 @@ CODE_CELL = "centring_matrix_answer"
 WRITTEN = "written_training_mean"
 STUDENTS = ("mallory", "oldgrade", "blank")
 ANSWER = "My written answer: the mean of the training features is the centre"
-SANITISER = '    "kit.sanitize.SanitizeStudentContent",\n'
+SANITISER = '    "kit.html.sanitize.SanitizeStudentContent",\n'
 
 
 def js(hit: str, name: str) -> str:
@@ -244,7 +244,7 @@ def test_autograded_notebook_on_disk_is_sanitised(graded):
     import nbformat
     from nbconvert.filters.markdown import markdown2html
 
-    from kit.sanitize_markdown import active_html
+    from kit.html.markdown import active_html
 
     def problems(student):
         nb = nbformat.read(graded.notebook("autograded", PS, student), as_version=4)

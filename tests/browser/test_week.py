@@ -70,7 +70,7 @@ def seen(hub):
 
 
 def test_student_fetches_works_validates_and_submits(hub, student_server, page, seen):
-    from kit.submitted import build_submission
+    from kit.intake.submitted import build_submission
 
     lab.open_lab(page, student_server)
     lab.open_assignments(page)
@@ -126,7 +126,7 @@ def test_student_fetches_works_validates_and_submits(hub, student_server, page, 
 
 def _classmate_hands_in(hub) -> None:
     """bob works from a terminal and forgets to centre (a classic mistake)."""
-    from kit.submitted import build_submission
+    from kit.intake.submitted import build_submission
 
     hub.nbgrader("fetch_assignment", PS, "--course", COURSE_ID, student=CLASSMATE)
     nb = build_submission(hub.course, PS, variants(PS)["not_centred"]["cells"])

@@ -14,8 +14,8 @@ import os
 
 from kit.autograde import grade_class
 from kit.course import copy_course
+from kit.intake.submitted import build_submission, lay
 from kit.release import release
-from kit.submitted import build_submission, lay
 from tests.support.nbgrading import auto_points, pin_secret, read_source, variants
 
 PS = os.environ.get("KPCA_CHECK_PS", "ps1_circle_lift")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kit.judge_plan import planned_calls
+from kit.judge.plan import planned_calls
 from kpca_ref.grading import cases, harness
 from kpca_ref.grading.error_groups import NOT_COUNTED, stated_error
 from tests.grading.conftest import reference

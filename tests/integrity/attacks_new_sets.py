@@ -11,7 +11,7 @@ reference imported, and a forged grade in the kernel's output.
 
 from __future__ import annotations
 
-from kit.judge_plan import planned_calls
+from kit.judge.plan import planned_calls
 from kpca_ref import variants
 from tests.support.nbgrading import (
     auto_points,

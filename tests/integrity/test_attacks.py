@@ -18,7 +18,7 @@ import pytest
 
 from kit.autograde import cell_scores, grade_class
 from kit.course import copy_course
-from kit.feedback import write_feedback
+from kit.handback.feedback import write_feedback
 from kit.release import release
 from tests.integrity.attacks import AFTER, ALL, ATTACKS, PS
 from tests.support.nbgrading import auto_points, lay_submission, read_source
@@ -149,7 +149,7 @@ FLOODS = ("flood_lines", "flood_one_line", "flood_display", "flood_forged_probe"
 
 @pytest.mark.parametrize("student", FLOODS)
 def test_floods_are_cut_as_they_arrive_with_a_note(graded, student):
-    from kit.output_limits import NOTEBOOK_BYTES
+    from kit.sandbox.output_limits import NOTEBOOK_BYTES
 
     course, _ = graded
     path = course.notebook("autograded", PS, student)

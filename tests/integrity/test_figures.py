@@ -13,9 +13,9 @@ import pytest
 
 from kit.autograde import autograde_student
 from kit.course import copy_course
-from kit.feedback import feedback_page, write_feedback
+from kit.handback.feedback import feedback_page, write_feedback
+from kit.intake.submitted import build_submission, lay
 from kit.release import release
-from kit.submitted import build_submission, lay
 from tests.support.nbgrading import nb_meta
 
 PS = "ps1_circle_lift"

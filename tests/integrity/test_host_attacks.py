@@ -20,11 +20,11 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell
 
 from kit.autograde import grade_class
-from kit.cells import JUDGE_KEY
 from kit.course import copy_course
+from kit.judge.cells import JUDGE_KEY
 from kit.release import release
-from kit.report import write_report
-from kit.report_data import summarise
+from kit.report.data import summarise
+from kit.report.page import write_report
 from tests.integrity.attacks_new_sets import other_id
 from tests.support.nbgrading import (
     auto_points,

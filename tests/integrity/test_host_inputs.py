@@ -14,17 +14,17 @@ import time
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from kit import collect
-from kit.cells import visible_error
-from kit.forbidden import forbidden_parts, ipython_source
-from kit.identity import Identity, kernel_ids
+from kit.engines.progress import Progress
+from kit.html.markdown import MARKDOWN_LIMIT, active_html, sanitize_markdown
 from kit.inert import inert, student_words
-from kit.judge_score import own_line
+from kit.intake import collect
+from kit.intake.safefiles import refusal_line
+from kit.judge.cells import visible_error
+from kit.judge.forbidden import forbidden_parts, ipython_source
+from kit.judge.identity import Identity, kernel_ids
+from kit.judge.score import own_line
 from kit.markdown_spans import protected_spans
-from kit.progress import Progress
-from kit.safefiles import refusal_line
-from kit.sanitize_markdown import MARKDOWN_LIMIT, active_html, sanitize_markdown
-from tests.integrity.xss_payloads import HONEST_ANSWER
+from tests.html.xss_payloads import HONEST_ANSWER
 
 #: one unit of each markup character and of the nestings that cost regex scanners most
 UNITS = ["`", "``a", "`a", "```\n", "~~~\n", "$", "$$", "$a", "$a\n", "\\(", "\\[", "\\begin{x}",
@@ -79,7 +79,7 @@ def test_sanitising_costs_about_what_honest_markdown_costs():
 
 @pytest.mark.parametrize("unit", ["`", "\\begin{x}", "![a", "\\["])
 def test_sanitised_pathological_markdown_is_inert_and_stable(unit):
-    from kit.sanitize_markdown import _inert
+    from kit.html.markdown import _inert
 
     text = _fill(unit, 5000) + "<img src=x onerror=alert(1)>"
     once = sanitize_markdown(text)
@@ -91,7 +91,7 @@ def test_sanitised_pathological_markdown_is_inert_and_stable(unit):
                                      "\\begin{x}<img src=x onerror=alert(1)>\\end{x}",
                                      "```\n<script>x</script>\n```", "[a](javascript:alert(1))"])
 def test_markdown_over_the_limit_is_an_inert_code_block(payload):
-    from kit.sanitize_markdown import _inert
+    from kit.html.markdown import _inert
 
     shown = sanitize_markdown("a" * MARKDOWN_LIMIT + "\n\n" + payload + "\n")
     assert shown.startswith("\n    ") and _inert(shown)
@@ -111,7 +111,7 @@ def test_the_forbidden_scan_is_linear(line):
 def test_the_forbidden_scan_is_bounded_per_notebook():
     """Past its budget the scan reads no more IPython syntax: a notebook of 200 such cells
     and a 2 MB one costs about what one cell at the budget and 2 MB of plain Python cost."""
-    from kit.forbidden import IPYTHON_BUDGET
+    from kit.judge.forbidden import IPYTHON_BUDGET
 
     lines = IPYTHON_BUDGET["rewrites"]
     one = _seconds(forbidden_parts, new_notebook(cells=[new_code_cell("x?\n" * lines)]))
@@ -207,7 +207,7 @@ def test_the_ids_the_kernel_used_are_read_from_the_probe():
 
 
 def test_a_student_id_is_no_spreadsheet_formula_in_the_grades_csv():
-    from kit.export import as_text
+    from kit.gradebook.export import as_text
 
     for name in ("=cmd|' /C calc'!A0", "+1", "-2+3", "@SUM(A1)"):
         assert as_text(name) == "'" + name

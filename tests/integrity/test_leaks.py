@@ -29,8 +29,8 @@ import pytest
 
 from kit.autograde import cell_scores, grade_class
 from kit.course import copy_course
+from kit.intake.submitted import build_submission, lay
 from kit.release import release
-from kit.submitted import build_submission, lay
 from tests.support.nbgrading import (
     auto_points,
     hidden_test_lines,

@@ -14,7 +14,7 @@ from pathlib import Path
 import dask
 import pytest
 
-from kit import cluster
+from kit.engines import dask_client as cluster
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -81,8 +81,8 @@ def test_a_workers_course_copy_never_holds_the_grading_secret(released_ps1, tmp_
     have been on its disk, while its judge still salts with it."""
     import tempfile
 
-    from kit import remote
-    from kit.secret import course_secret, salt_words
+    from kit.engines import dask_worker as remote
+    from kit.judge.secret import course_secret, salt_words
     from tests.pipeline.conftest import PS
 
     course = released_ps1(tmp_path / "course")
@@ -106,7 +106,7 @@ def test_course_copies_of_dead_workers_are_removed(tmp_path, monkeypatch):
     """Left by a worker killed with ``kill -9`` (no atexit): the next worker removes them."""
     import tempfile
 
-    from kit import remote
+    from kit.engines import dask_worker as remote
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     gone = subprocess.Popen([sys.executable, "-c", "pass"])

@@ -14,8 +14,8 @@ import random
 import pytest
 from nbgrader.api import Gradebook
 
-from kit import gradebook_move
 from kit.course import Course
+from kit.gradebook import move as gradebook_move
 from kit.gradebook_bulk import record_many
 from kit.recording import record
 from tests.pipeline.conftest import PS

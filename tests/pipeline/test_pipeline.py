@@ -7,9 +7,9 @@ import csv
 from kit import demo
 from kit.autograde import grade_class
 from kit.course import ASSIGNMENTS, copy_course
-from kit.feedback import feedback_page
+from kit.handback.feedback import feedback_page
+from kit.intake.submitted import build_submission, lay, lay_class
 from kit.release import release
-from kit.submitted import build_submission, lay, lay_class
 from tests.demo_class import (
     EXPECTED,
     ROSTER,

@@ -8,7 +8,7 @@ from urllib.parse import unquote
 
 import nbformat
 
-from kit.report_data import parts_of, summarise
+from kit.report.data import parts_of, summarise
 from tests.support.graded_class import MISSING, PS
 
 
@@ -75,8 +75,8 @@ def test_typed_ids_are_listed_and_forged_diagnoses_ignored(graded, tmp_path):
     from nbformat.v4 import new_output
 
     from kit.autograde import Outcome
-    from kit.cells import JUDGE_KEY, is_test_cell
-    from kit.report import write_report
+    from kit.judge.cells import JUDGE_KEY, is_test_cell
+    from kit.report.page import write_report
 
     odd = Outcome("<script>alert(1)</script>", PS, "failed", message="<img src=x onerror=alert(2)>")
 
@@ -114,7 +114,7 @@ def test_report_command_remakes_the_outputs_from_disk_and_gradebook(graded, tmp_
     import shutil
 
     from kit.course import Course
-    from kit.report import main, outcomes_on_disk
+    from kit.report.page import main, outcomes_on_disk
     from tests.support.graded_class import HAND_COMMENT
 
     copy = Course(tmp_path / "course")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import csv
 
-from kit.feedback import feedback_page
+from kit.handback.feedback import feedback_page
 from tests.support.graded_class import HAND_COMMENT, PS
 
 ADA_AUTO, ADA_HAND = 23.0, 3.5  # ps1's auto-graded maximum (a correct hand-in); 1.5 + 2 by hand

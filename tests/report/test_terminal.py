@@ -9,7 +9,7 @@ import re
 import select
 
 from kit import demo
-from kit.progress import Progress, is_terminal
+from kit.engines.progress import Progress, is_terminal
 from tests.support.graded_class import MISSING, PS, ROSTER_NAMES
 
 

@@ -75,11 +75,11 @@ def graded_class(tmp_path_factory) -> GradedClass:
         return _MADE["class"]
     from kit.autograde import grade_class
     from kit.course import copy_course
-    from kit.export import write_csv
-    from kit.feedback import write_feedback
+    from kit.gradebook.export import write_csv
+    from kit.handback.feedback import write_feedback
+    from kit.intake.submitted import lay_class
     from kit.release import release
-    from kit.report import write_report
-    from kit.submitted import lay_class
+    from kit.report.page import write_report
 
     course = copy_course(tmp_path_factory.mktemp("graded_class"), [PS])
     assert not release(course, [PS])

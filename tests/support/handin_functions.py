@@ -19,7 +19,7 @@ import random
 import warnings
 
 from kit.course import REPO_ROOT
-from kit.submitted import solution_text
+from kit.intake.submitted import solution_text
 from kpca_ref.grading import cases
 from tests.support.nbgrading import nb_meta, read_source, variants
 

@@ -10,7 +10,7 @@ import nbformat
 
 from kit.autograde import grade_class
 from kit.course import ASSIGNMENTS, REPO_ROOT, copy_course
-from kit.submitted import build_submission, lay, solution_text
+from kit.intake.submitted import build_submission, lay, solution_text
 
 #: The grading secret of the courses that grade the hand-ins and the demo class. It is
 #: fixed so that a run repeats: each student's hidden inputs hang on it, and a failure

@@ -13,7 +13,7 @@ import re
 
 import sympy as sp
 
-from kit.submitted import build_submission, solution_text
+from kit.intake.submitted import build_submission, solution_text
 from kpca_ref import variants
 from tests.support.nbgrading import nb_meta, read_source
 

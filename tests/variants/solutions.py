@@ -16,7 +16,7 @@ import warnings
 
 import numpy as np
 
-from kit.submitted import solution_text
+from kit.intake.submitted import solution_text
 from tests.support.nbgrading import nb_meta, read_source
 from tests.support.pasting import _EXACT_CALL
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from kit.submitted import solution_text
+from kit.intake.submitted import solution_text
 from kpca_ref import variants
 from kpca_ref.grading import harness
 from kpca_ref.variants import ps2, ps2_geometry

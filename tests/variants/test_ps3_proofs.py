@@ -168,7 +168,7 @@ def test_checks_are_bounded_in_time():
 
 
 def test_feedback_on_an_item_names_its_own_candidate_and_never_a_bare_verdict():
-    from kit.identity import numbers_text
+    from kit.judge.identity import numbers_text
 
     n = variants.numbers(PS, "bob")
     text = numbers_text("ps3_verdict_3", "bob", show_expected=True)

@@ -11,7 +11,7 @@ import pytest
 import sympy as sp
 from sympy import Matrix, Rational, sqrt
 
-from kit.submitted import solution_text
+from kit.intake.submitted import solution_text
 from kpca_ref.grading.harness import judge_exact
 from kpca_ref.variants import _namespace, draw, families, numbers, ps4, variant
 from tests.submissions import ps4_centering as submissions

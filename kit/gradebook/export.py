@@ -1,0 +1,86 @@
+"""Step 6 of the pipeline: the grade export, ``reports/grades.csv``.
+
+One row per student and problem set: the auto-graded score, the hand-graded score of the
+written answers (what a TA has graded in formgrader so far; ``hand_graded`` says whether all,
+none or some of them are graded), the total, the maxima, the status of the submission
+("graded", "not submitted" or "failed: <why>") and the TA's comments. Scores are read from
+the gradebook when the CSV is written, so hand grades given after grading appear in it.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import nbformat
+
+from kit.autograde import Outcome
+from kit.course import Course
+from kit.gradebook.hand_grades import Marks, read_marks
+from kit.inert import inert
+
+COLUMNS = ("student", "assignment", "status", "auto_score", "manual_score", "score", "max_score",
+           "auto_max", "manual_max", "hand_graded", "comments")
+
+#: Statuses of a submission whose points are in the gradebook.
+GRADED = ("graded", "already graded")
+
+
+def max_points(course: Course, assignment: str) -> tuple[float, float]:
+    """(auto-graded, manually graded) maximum points of ``assignment``."""
+    nb = nbformat.read(course.notebook("source", assignment), as_version=4)
+    auto = manual = 0.0
+    for cell in nb.cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if meta.get("grade"):
+            if meta.get("solution"):
+                manual += float(meta["points"])
+            else:
+                auto += float(meta["points"])
+    return auto, manual
+
+
+def current_marks(course: Course, outcomes: list[Outcome]) -> dict[tuple[str, str], Marks]:
+    """``{(assignment, student): Marks}`` of every graded outcome, read from the gradebook now."""
+    return read_marks(course.db_url, [(o.assignment, o.student) for o in outcomes if o.status in GRADED])
+
+
+def as_text(value: str) -> str:
+    """A student-chosen string for a spreadsheet cell: inert (:func:`kit.inert.inert`), and
+    with a ``'`` in front when it starts like a formula (``=``, ``+``, ``-``, ``@``).
+
+    >>> print(as_text("=HYPERLINK(1)"), as_text("ada_lee"))
+    '=HYPERLINK(1) ada_lee
+    """
+    value = inert(value)
+    return "'" + value if value[:1] in ("=", "+", "-", "@") else value
+
+
+def rows(course: Course, outcomes: list[Outcome]) -> list[dict]:
+    """The CSV rows of ``outcomes``, in the order given (student, then problem set)."""
+    maxima = {a: max_points(course, a) for a in {o.assignment for o in outcomes}}
+    marks = current_marks(course, outcomes)
+    out = []
+    for o in outcomes:
+        auto_max, manual_max = maxima[o.assignment]
+        m = marks.get((o.assignment, o.student)) or Marks(auto=o.total)
+        graded = o.status in GRADED
+        status = "graded" if graded else o.status if o.status != "failed" else f"failed: {inert(o.message)}"
+        out.append({
+            "student": as_text(o.student), "assignment": o.assignment, "status": status,
+            "auto_score": m.auto, "manual_score": m.manual, "score": m.total,
+            "max_score": auto_max + manual_max, "auto_max": auto_max, "manual_max": manual_max,
+            "hand_graded": m.hand_graded if graded else "", "comments": m.comment_text(),
+        })
+    return out
+
+
+def write_csv(course: Course, outcomes: list[Outcome], path: Path | None = None) -> Path:
+    """Write the rows of :func:`rows` to ``path`` (default ``reports/grades.csv``); return it."""
+    path = path or course.root / "reports" / "grades.csv"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=COLUMNS)
+        writer.writeheader()
+        writer.writerows(rows(course, outcomes))
+    return path

@@ -1,0 +1,142 @@
+"""nbgrader's intake steps, refusing links, FIFOs and devices (see :mod:`kit.intake.safefiles`).
+
+Named in ``nbgrader_config.py``, so plain nbgrader commands in the course directory use them:
+
+* :class:`SafeCollect` (``c.ExchangeFactory.collect``): ``nbgrader collect`` (and
+  formgrader's *Collect*) copies each hand-in from the exchange's ``inbound/`` with
+  :func:`kit.intake.safefiles.copy_tree`; a hand-in holding a link, a FIFO or a device is not
+  collected, with one line naming the student and the file; the others are.
+* :class:`SafeFileNameCollector` (``c.ZipCollectApp.collector_plugin``): ``nbgrader
+  zip_collect`` files a notebook only when it is a plain file, and skips, with one line, a
+  student with two files for one notebook (nbgrader would stop the whole import).
+* :class:`CheckSubmittedFiles` (first of ``c.Autograde.sanitize_preprocessors``): before a
+  notebook is graded, the student's ``submitted/<student>/<ps>/`` folder is checked again
+  (files laid there by hand); if it holds anything but plain files, that submission is not
+  graded (no kernel starts, no score is saved) and the others are.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+from nbgrader.exchange.default.collect import ExchangeCollect
+from nbgrader.plugins import FileNameCollectorPlugin
+from nbgrader.preprocessors import NbGraderPreprocessor
+from nbgrader.utils import ignore_patterns
+
+from kit.inert import inert
+from kit.intake import safefiles
+
+__all__ = ["CheckSubmittedFiles", "SafeCollect", "SafeFileNameCollector"]
+
+
+class SafeCollect(ExchangeCollect):
+    """``nbgrader collect`` that copies only plain files and folders from ``inbound/``."""
+
+    def copy_files(self):
+        kept = []
+        for record in self.src_records:
+            found = safefiles.problems(os.path.join(self.inbound_path, record["filename"]))
+            if found:
+                self.log.error(safefiles.refusal_line(record["username"], found))
+            else:
+                kept.append(record)
+        self.src_records = kept
+        super().copy_files()
+
+    def do_copy(self, src, dest, log=None):
+        size = self.get_size(src)
+        if size > 1000 * self.coursedir.max_dir_size:
+            self.log.error("Directory size is too big")
+            raise RuntimeError(f"Directory size is too big. Size is {size}, maximum size is "
+                               f"{1000 * self.coursedir.max_dir_size}")
+        ignore = ignore_patterns(exclude=self.coursedir.ignore, include=self.coursedir.include,
+                                 max_file_size=self.coursedir.max_file_size, log=self.log)
+        try:
+            safefiles.copy_tree(src, dest, ignore=ignore)
+        except safefiles.UnsafeFiles as exc:  # changed since the check: keep nothing of it
+            shutil.rmtree(dest, ignore_errors=True)
+            self.log.error(safefiles.refusal_line(Path(src).name.split("+")[0], exc.found))
+            return
+        if self.coursedir.groupshared:  # as nbgrader's own do_copy
+            for dirpath, _, filenames in os.walk(dest):
+                _add_mode(dirpath, 0o2770, 0o2777, self.log)
+                for name in filenames:
+                    _add_mode(os.path.join(dirpath, name), 0o660, 0o777, self.log)
+
+
+def _add_mode(path: str, bits: int, mask: int, log) -> None:
+    mode = os.stat(path).st_mode
+    if mode & bits != bits:
+        try:
+            os.chmod(path, (mode | bits) & mask)
+        except PermissionError:
+            log.warning("Could not update permissions of %s to make it groupshared", path)
+
+
+class SafeFileNameCollector(FileNameCollectorPlugin):
+    """nbgrader's file-name collector that skips links and students with two files."""
+
+    def _counts(self, submitted_file: str) -> dict:
+        folder = self._extracted_root(submitted_file)
+        if getattr(self, "_counted", (None,))[0] != folder:
+            counts: dict = {}
+            for dirpath, _, filenames in os.walk(folder):
+                for name in filenames:
+                    path = os.path.join(dirpath, name)
+                    match = re.match(self.named_regexp, path) if self.named_regexp else None
+                    if match and os.path.splitext(name)[1] in self.valid_ext:
+                        key = (match["student_id"], _notebook(match["file_id"]))
+                        counts.setdefault(key, []).append(name)
+            self._counted = (folder, counts)
+        return self._counted[1]
+
+    def _extracted_root(self, submitted_file: str) -> str:
+        app = self.parent
+        try:
+            return app._format_collect_path(app.extracted_directory)
+        except AttributeError:
+            return os.path.dirname(submitted_file)
+
+    def collect(self, submitted_file):
+        info = super().collect(submitted_file)
+        if not info:
+            return info
+        name = os.path.basename(submitted_file)
+        what = safefiles.describe(os.lstat(submitted_file))
+        if what:
+            self.log.error(safefiles.refusal_line(info["student_id"], [f"{name} {what}"],
+                                                  action="not imported"))
+            return None
+        files = self._counts(submitted_file).get((info["student_id"], _notebook(info["file_id"])), [])
+        if len(files) > 1:
+            self.log.error(f"not imported: {inert(info['student_id'])}: {len(files)} files for "
+                           f"one notebook ({', '.join(inert(f) for f in sorted(files))}); keep "
+                           "one and import again")
+            return None
+        return info
+
+
+def _notebook(file_id: str) -> str:
+    return re.sub(r"\.ipynb$", "", file_id)
+
+
+class CheckSubmittedFiles(NbGraderPreprocessor):
+    """Refuse to grade a submission whose folder holds links, FIFOs or devices.
+
+    It runs on the submitted notebook (the first sanitizing step of autograde), whose
+    folder is ``submitted/<student>/<ps>/``.
+    """
+
+    def preprocess(self, nb, resources):
+        folder = (resources.get("metadata") or {}).get("path")
+        student = (resources.get("nbgrader") or {}).get("student", "?")
+        found = safefiles.submission_problems(folder) if folder else []
+        if found:
+            line = safefiles.refusal_line(student, found, action="not graded")
+            self.log.error(line)
+            raise safefiles.UnsafeFiles([line])
+        return nb, resources

@@ -1,0 +1,183 @@
+"""The bubblewrap command line of one grading kernel: its mounts, environment and limits.
+
+:func:`bwrap_command` builds what :mod:`kit.sandbox.wrapper` starts for each kernel: ``bwrap``
+around ``python -m ipykernel_launcher``, with the Python of the kernel environment
+(:mod:`kit.sandbox.kernelenv`: what the course offers students, nothing else). The sandbox sees a
+minimal file system: ``/usr``, ``/etc``, the Python installation and the kernel
+environment, read-only, with the other Pythons' package folders emptied; an empty
+``/tmp``; ``kpca_probe`` read-only, alone in :data:`PROBE_PATH` (:func:`probe_dir`); and the
+kernel's own working directory (the student's ``autograded/<student>/<ps>/`` folder) as a
+private in-memory folder holding that folder's files read-only: the kernel may write there,
+but nothing it writes reaches the disk. Nothing else of the course is there: not
+``source/``, not ``gradebook.db``, not other students' folders, not ``kpca_ref``, not the
+grader's venv. It has no network, its own pid/ipc/uts namespaces and a clean environment
+(only :data:`PASS_ENV` and ``KPCA_PROBE_*`` come in).
+
+Inside, :data:`INNER` runs first: it sets resource limits (address space, processes, CPU
+seconds, file size; :data:`LIMITS`) and, when started as root, drops to the unprivileged
+uid it is given (root ignores ``RLIMIT_NPROC``), then starts the kernel.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+from kit.sandbox import kernelenv
+
+#: Default limits (per kernel; ``KPCA_SANDBOX_<NAME>``, e.g. ``KPCA_SANDBOX_MEMORY_MB``,
+#: overrides one).
+LIMITS = {
+    "memory_mb": 4096,  # address space; numpy + sympy + matplotlib need ~1.5 GiB of it
+    "nproc": 256,  # processes and threads of the kernel's uid
+    "cpu_seconds": 600,  # CPU time of the kernel process over the whole notebook
+    "wall_seconds": 1200,  # whole notebook, wall clock; each cell also has c.Execute.timeout
+    "fsize_mb": 256,  # largest file the kernel may write
+    "tmp_mb": 256,  # size of the sandbox's private /tmp (held in memory)
+}
+
+#: Variables passed into the sandbox (everything else is dropped: no secrets leak in).
+PASS_ENV = ("LANG", "LC_ALL", "MPLBACKEND", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
+            "MKL_NUM_THREADS", "PYTHONHASHSEED",
+            "KPCA_STUDENT_ID",  # the submission's student, for the notebook's numbers cell
+            # what nbgrader documents for every graded kernel ("autograde" / "validate")
+            "NBGRADER_EXECUTION", "NBGRADER_VALIDATING")
+PASS_ENV_PREFIX = "KPCA_PROBE_"  # for the judge's case file
+
+#: Where ``kpca_probe`` is bound inside the sandbox, alone: the kernel's PYTHONPATH.
+PROBE_PATH = "/kpca-grading"
+
+
+def limit(name: str) -> int:
+    """The limit ``name`` of :data:`LIMITS`, or its ``KPCA_SANDBOX_*`` override."""
+    return int(os.environ.get(f"KPCA_SANDBOX_{name.upper()}", LIMITS[name]))
+
+
+def course_root(cwd: Path) -> Path | None:
+    """The course directory: from the grader, else the nearest folder with nbgrader_config.py."""
+    given = os.environ.get("KPCA_SANDBOX_COURSE_ROOT")
+    if given:
+        return Path(given)
+    for folder in (cwd, *cwd.parents):
+        if (folder / "nbgrader_config.py").exists():
+            return folder
+    return None
+
+
+def _package_dir(name: str) -> Path | None:
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations))).resolve()
+
+
+def probe_dir(root: Path | None) -> Path | None:
+    """The ``kpca_probe`` package the kernels get: the course's own, else the installed one."""
+    if root is not None and (root / "kpca_probe" / "__init__.py").is_file():
+        return (root / "kpca_probe").resolve()
+    return _package_dir("kpca_probe")
+
+
+def _system_binds() -> list[tuple[str, list[str]]]:
+    ops = [("", ["--ro-bind", "/usr", "/usr"]), ("", ["--ro-bind", "/etc", "/etc"])]
+    for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+        if os.path.islink(top):
+            ops.append(("", ["--symlink", os.readlink(top), top]))
+        elif os.path.isdir(top):
+            ops.append(("", ["--ro-bind", top, top]))
+    prefixes = {Path(sys.base_prefix).resolve(), Path(os.path.realpath(sys.executable)).parent.parent}
+    for prefix in sorted(prefixes):
+        if not str(prefix).startswith("/usr"):
+            ops.append((str(prefix), ["--ro-bind", str(prefix), str(prefix)]))
+    return ops
+
+
+#: Runs inside the sandbox as the kernel's first process: limits, then drop root, then exec.
+INNER = r"""
+import os, resource, sys
+uid, gid, mem, nproc, cpu, fsize = map(int, sys.argv[1:7])
+resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+if os.getuid() == 0:
+    os.setgroups([])
+    os.setresgid(gid, gid, gid)
+    os.setresuid(uid, uid, uid)
+if os.getuid() == 0 or os.geteuid() == 0:
+    sys.exit("kpca-sandbox: could not drop root inside the sandbox")
+os.execv(sys.argv[7], sys.argv[7:])
+"""
+
+
+def _parent_dirs(dest: str, made: set[str]) -> list[str]:
+    """World-traversable ``--dir`` for each missing folder above ``dest``.
+
+    bwrap creates missing parents of a mount point with mode 0700, which an unprivileged
+    kernel cannot traverse.
+    """
+    out = []
+    for parent in reversed(Path(dest).parents):
+        name = str(parent)
+        if name not in made and not name.startswith(("/usr/", "/proc", "/dev")):
+            out += ["--perms", "0755", "--dir", name]
+            made.add(name)
+    return out
+
+
+def bwrap_command(bwrap: str, connection_file: Path, socket_dir: Path, cwd: Path,
+                  uid: int, gid: int) -> list[str]:
+    """The full bwrap command line for one kernel."""
+    venv = kernelenv.env_dir().resolve()
+    python = str(kernelenv.python_of(venv))
+    args = [bwrap, "--die-with-parent", "--new-session",
+            "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+            "--unshare-cgroup-try", "--hostname", "sandbox", "--clearenv"]
+    env = {k: os.environ[k] for k in os.environ
+           if k in PASS_ENV or k.startswith(PASS_ENV_PREFIX)}
+    env.update(PATH=f"{venv / 'bin'}:/usr/local/bin:/usr/bin:/bin", HOME="/tmp",
+               IPYTHONDIR="/tmp/.ipython", MPLCONFIGDIR="/tmp/.matplotlib",
+               MPLBACKEND=env.get("MPLBACKEND", "Agg"), PYTHONDONTWRITEBYTECODE="1",
+               JPY_PARENT_PID="1")  # its real parent is outside the pid namespace
+    tmp_size = str(limit("tmp_mb") << 20)
+    # (mount point, operation): each mount point gets traversable parents first
+    ops = _system_binds()
+    ops += [("", ["--dev", "/dev", "--proc", "/proc"]),
+            ("", ["--perms", "1777", "--size", tmp_size, "--tmpfs", "/tmp"]),
+            (str(venv), ["--ro-bind", str(venv), str(venv)])]
+    ops += [("", ["--tmpfs", d, "--remount-ro", d]) for d in kernelenv.other_site_dirs()]
+    # matplotlib's font list, built with the environment: without it every kernel rebuilds it
+    fonts = sorted(kernelenv.font_cache_dir(venv).glob("fontlist-*.json"))
+    if fonts:
+        ops.append(("", ["--perms", "1777", "--dir", env["MPLCONFIGDIR"]]))
+        ops += [("", ["--ro-bind", str(f), f"{env['MPLCONFIGDIR']}/{f.name}"]) for f in fonts]
+    probe = probe_dir(course_root(cwd))
+    if probe is not None:  # alone on the kernel's path: nothing else of the course comes along
+        inside = f"{PROBE_PATH}/kpca_probe"
+        ops.append((inside, ["--ro-bind", str(probe), inside]))
+        env["PYTHONPATH"] = PROBE_PATH
+    ops.append((str(socket_dir), ["--bind", str(socket_dir), str(socket_dir)]))
+    # The working folder is a private tmpfs holding the folder's files read-only: the kernel
+    # can write there, but nothing it writes reaches the disk or outlives it (so it cannot
+    # plant a symlink that the grader, as root, would later write through).
+    ops.append((str(cwd), ["--perms", "1777", "--size", tmp_size, "--tmpfs", str(cwd)]))
+    for item in sorted(cwd.iterdir()):
+        if item.is_file() and not item.is_symlink():
+            ops.append(("", ["--ro-bind", str(item), str(item)]))
+    made = {"/"}
+    for dest, op in ops:
+        args += (_parent_dirs(dest, made) if dest else []) + op
+    args += ["--chdir", str(cwd)]
+    for key, value in sorted(env.items()):
+        args += ["--setenv", key, value]
+    args += [python, "-I", "-c", INNER, str(uid), str(gid),
+             str(limit("memory_mb") << 20), str(limit("nproc")), str(limit("cpu_seconds")),
+             str(limit("fsize_mb") << 20),
+             python, "-m", "ipykernel_launcher", "-f", str(connection_file)]
+    return args
