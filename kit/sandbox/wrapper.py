@@ -183,15 +183,3 @@ def watch(proc: subprocess.Popen, parent: int, wall_seconds: float) -> int:
         proc.kill()
         return proc.wait()
 
-
-if __name__ == "__main__":
-    if sys.argv[1:] == ["--install"]:
-        from kit.sandbox.kernelspec import install_kernelspec
-
-        print(f"installed kernelspec {install_kernelspec()}")
-        sys.exit(0)
-    if sys.argv[1:] == ["--check"]:
-        why = unavailable()
-        print(f"sandbox unavailable: {why}" if why else "sandbox available")
-        sys.exit(REFUSED if why else 0)
-    sys.exit(main())
