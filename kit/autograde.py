@@ -22,135 +22,21 @@ see :mod:`kit.engines.processes` and :mod:`kit.sandbox.wrapper`.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 
-import nbformat
-
 from kit.course import ASSIGNMENTS, REPO_ROOT, Course
+from kit.engines import dask_client, local
+from kit.engines.job import (  # noqa: F401 - re-exported: what a caller of kit.autograde uses
+    GradingError,
+    Outcome,
+    autograde_student,
+    cell_scores,
+    check_submission,
+    students_of,
+)
 from kit.engines.ledger import LEDGER, _record, already_graded, read_ledger  # noqa: F401 - re-exported
 from kit.inert import inert
-from kit.intake import safefiles
-from kit.sandbox import wrapper as sandbox
-from kit.sandbox.execute import kernel_env_refusal
-
-
-class GradingError(RuntimeError):
-    """nbgrader could not grade a submission at all."""
-
-
-@dataclass
-class Outcome:
-    """What happened to one student's submission of one problem set."""
-
-    student: str
-    assignment: str
-    status: str  # "graded", "not submitted", "failed" or "already graded"
-    scores: dict[str, float] = field(default_factory=dict)
-    message: str = ""
-
-    @property
-    def total(self) -> float:
-        return round(sum(self.scores.values()), 2)
-
-
-def cell_scores(course: Course, assignment: str, student: str) -> dict[str, float]:
-    """``{grade_id: score}`` of one graded submission (auto-graded and manual cells)."""
-    from nbgrader.api import Gradebook
-
-    with Gradebook(course.db_url) as gb:
-        sub = gb.find_submission_notebook(assignment, assignment, student)
-        return {g.name: float(g.score) for g in sub.grades}
-
-
-def _graded_ids(nb) -> set[str]:
-    return {
-        c.metadata["nbgrader"]["grade_id"]
-        for c in nb.cells
-        if c.get("metadata", {}).get("nbgrader", {}).get("grade")
-    }
-
-
-def check_submission(course: Course, assignment: str, student: str) -> str:
-    """Empty string if the submission can be graded, else why it cannot."""
-    folder = course.root / "submitted" / student / assignment
-    found = safefiles.submission_problems(folder)
-    if found:  # before anything reads the folder: links, FIFOs and devices are refused
-        return "; ".join(found) + " (only plain files are graded)"
-    path = folder / f"{assignment}.ipynb"
-    if not path.exists():
-        others = sorted(p.name for p in folder.glob("*.ipynb")) if folder.exists() else []
-        shown = ", ".join(inert(n, limit=100) for n in others[:5]) + ", ..." * (len(others) > 5)
-        return f"no {path.name} in the submission" + (f" (found {shown})" if others else "")
-    try:
-        nb = nbformat.read(path, as_version=4)
-    except Exception as exc:  # noqa: BLE001  (nbformat raises many unrelated types for a broken file)
-        return f"{path.name} is not a readable notebook ({type(exc).__name__})"
-    expected = _graded_ids(nbformat.read(course.notebook("release", assignment), as_version=4))
-    if not expected & _graded_ids(nb):
-        return f"{path.name} holds none of the graded cells of {assignment}: wrong problem set?"
-    return ""
-
-
-def _sandboxed(api) -> bool:
-    """Whether nbgrader's autograde runs notebooks through ``kit.sandbox.execute.SandboxedExecute``."""
-    steps = api.config.Autograde.get("autograde_preprocessors", [])
-    return any(str(getattr(step, "__name__", step)).endswith("SandboxedExecute") for step in steps)
-
-
-def autograde_student(course: Course, assignment: str, student: str, api=None) -> dict[str, float]:
-    """Autograde one student's submission and return its per-cell scores."""
-    problem = check_submission(course, assignment, student)
-    if problem:
-        raise GradingError(problem)
-    api = api or course.api()
-    sandboxed = _sandboxed(api)
-    if sandboxed and (why := sandbox.unavailable()):
-        raise GradingError(f"sandbox unavailable: {why}")
-    if sandboxed and (why := kernel_env_refusal(str(course.root))):
-        raise GradingError(f"grading refused: {why}")
-    result = api.autograde(assignment, student, force=True, create=True)
-    if not result.get("success"):
-        log = (result.get("error") or "") + (result.get("log") or "")
-        reason = "the notebook's kernel died" if "Kernel died" in log or "DeadKernel" in log else "nbgrader failed"
-        if sandboxed and (why := sandbox.unavailable()):
-            reason = f"sandbox unavailable: {why}"
-        raise GradingError(f"{reason}; see autograde log")
-    return cell_scores(course, assignment, student)
-
-
-_WORKER: dict = {}
-
-
-def _init_worker(root: str, feedback: bool) -> None:
-    _WORKER["course"] = Course(Path(root))
-    _WORKER["api"] = _WORKER["course"].api()
-    _WORKER["feedback"] = feedback
-
-
-def _grade_job(job: tuple[str, str]) -> Outcome:
-    assignment, student = job
-    course = _WORKER["course"]
-    if not (course.root / "submitted" / student / assignment).exists():
-        return Outcome(student, assignment, "not submitted")
-    try:
-        scores = autograde_student(course, assignment, student, api=_WORKER["api"])
-    except GradingError as exc:
-        return Outcome(student, assignment, "failed", message=str(exc))
-    outcome = Outcome(student, assignment, "graded", scores)
-    if _WORKER["feedback"]:
-        from kit.handback.feedback import write_feedback
-
-        outcome.message = write_feedback(course, assignment, student, api=_WORKER["api"])
-    return outcome
-
-
-def students_of(course: Course) -> list[str]:
-    """Every student with a folder in ``submitted/``."""
-    folder = course.root / "submitted"
-    return sorted(p.name for p in folder.iterdir() if p.is_dir()) if folder.exists() else []
 
 
 class Interrupted(KeyboardInterrupt):
@@ -180,7 +66,6 @@ def grade_class(course: Course, assignments=ASSIGNMENTS, students=None, workers=
     ``progress``, a bar on ``stream`` (default ``sys.stdout``) if it is a terminal, else one
     line per finished notebook (:class:`kit.engines.progress.Progress`).
     """
-    from kit.engines.processes import Died, run_jobs
     from kit.judge.secret import course_secret
 
     course_secret(course.root)  # made once here, before the workers need it
@@ -192,8 +77,6 @@ def grade_class(course: Course, assignments=ASSIGNMENTS, students=None, workers=
         done = {job for job in jobs if already_graded(course, *job, ledger=ledger)}
         outcomes += [Outcome(s, a, "already graded") for a, s in jobs if (a, s) in done]
         jobs = [job for job in jobs if job not in done]
-    # one process more than cores: while one waits for its kernel to start, the others compute
-    workers = max(1, min(workers or (os.cpu_count() or 1) + 1, len(jobs) or 1))
     bar = None
     if progress:
         from kit.engines.progress import Progress, what_happened
@@ -201,42 +84,24 @@ def grade_class(course: Course, assignments=ASSIGNMENTS, students=None, workers=
         bar = Progress(len(jobs), stream)
     finished = set()
 
-    def handle(job, result) -> None:
-        assignment, student = job
-        if isinstance(result, Died):
-            result = Outcome(student, assignment, "failed", message=(
-                f"the grading process {result.how} while grading this submission; "
-                "it was not graded (grade it again alone to see why)"))
+    def handle(job, result: Outcome) -> None:
         finished.add(job)
         outcomes.append(result)
         if result.status == "graded":
-            _record(course, ledger, assignment, student)
+            _record(course, ledger, *job)
         if bar:
-            bar.finished(student, assignment, what_happened(result), result.message)
+            bar.finished(result.student, result.assignment, what_happened(result), result.message)
         elif result.message:
             print(f"  ! {inert(result.student)} / {result.assignment}: {inert(result.message)}")
 
+    engine, where = (dask_client, scheduler) if scheduler else (local, workers)
     try:
-        if scheduler:
-            from kit.engines import dask_client as cluster
-
-            for a, s in [j for j in jobs if not (course.root / "submitted" / j[1] / j[0]).exists()]:
-                handle((a, s), Outcome(s, a, "not submitted"))
-            try:
-                stats = cluster.run(course, [j for j in jobs if j not in finished], scheduler,
-                                    feedback, handle, bar)
-            except cluster.ClusterError as exc:
-                exc.outcomes = _sort(outcomes)
-                raise
-            if progress:
-                (bar.write if bar else print)(cluster.summary(stats))
-            return _sort(outcomes)
-        results = run_jobs(jobs, workers, _init_worker, (str(course.root), feedback), _grade_job)
-        try:
-            for job, result in results:
-                handle(job, result)
-        finally:
-            results.close()  # stops the workers, and with them their kernels
+        note = engine.grade(course, jobs, feedback, handle, bar, where)
+        if progress and note:
+            (bar.write if bar else print)(note)
+    except dask_client.ClusterError as exc:
+        exc.outcomes = _sort(outcomes)
+        raise
     except KeyboardInterrupt:
         raise Interrupted(_sort(outcomes), [j for j in jobs if j not in finished]) from None
     finally:

@@ -109,3 +109,13 @@ def copy_course(dest: Path, assignments=ASSIGNMENTS, src: Path = REPO_ROOT) -> C
     for name in assignments:
         shutil.copytree(src / "source" / name, dest / "source" / name, dirs_exist_ok=True)
     return Course(dest)
+
+
+def shown(url: str) -> str:
+    """``url`` with its password hidden, for messages."""
+    from sqlalchemy.engine import make_url
+
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:  # noqa: BLE001 - an unparsable URL is shown as it is
+        return url

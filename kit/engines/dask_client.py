@@ -15,7 +15,7 @@ scheduler: :func:`limit_retries`; then ``KilledWorker``, reported as that submis
 failure); a notebook that kills its kernel
 fails as in a local run and is not retried. A gradebook that cannot be reached stops the run
 with one line. Ctrl-C cancels every job, stops the kernels they started and raises
-:class:`kit.autograde.Interrupted`.
+:class:`kit.autograde.Interrupted` (through :mod:`kit.autograde`, which chose this engine).
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ def check_gradebook(course: Course, assignments) -> None:
     """Open the gradebook once: a clear error when unreachable or without ``assignments``."""
     from nbgrader.api import Gradebook
 
-    from kit.gradebook.move import shown
+    from kit.course import shown
 
     try:
         with Gradebook(course.db_url) as gb:
@@ -132,6 +132,21 @@ def _job(course: Course, assignment: str, student: str, feedback: bool, kit: str
             "feedback": feedback, "kit": kit}
 
 
+def grade(course: Course, jobs, feedback: bool, on_result, bar=None, where=None) -> str:
+    """The engine's entry (:mod:`kit.engines`): grade ``jobs`` on the cluster ``where``.
+
+    A job without a hand-in is answered here (``"not submitted"``); the others go to
+    :func:`run`. Returns the line that sums the run up.
+    """
+    from kit.engines.job import Outcome
+
+    missing = [(a, s) for a, s in jobs if not (course.root / "submitted" / s / a).exists()]
+    for assignment, student in missing:
+        on_result((assignment, student), Outcome(student, assignment, "not submitted"))
+    return summary(run(course, [j for j in jobs if j not in missing], where, feedback,
+                       on_result, bar))
+
+
 def run(course: Course, jobs, scheduler: str, feedback: bool, on_result, bar=None) -> dict:
     """Grade ``jobs`` ((assignment, student) pairs) on the cluster.
 
@@ -141,8 +156,8 @@ def run(course: Course, jobs, scheduler: str, feedback: bool, on_result, bar=Non
     from distributed import as_completed
     from distributed.client import FutureCancelledError
 
-    from kit.autograde import Outcome, check_submission
     from kit.engines.dask_worker import course_bundle, grade_job, kit_fingerprint
+    from kit.engines.job import Outcome, check_submission
 
     if not jobs:
         return {"workers": 0, "seconds": 0.0, "graded": 0}

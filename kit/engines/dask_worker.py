@@ -4,7 +4,7 @@ A worker needs no course directory: the client sends it once the course's files
 (:func:`course_bundle`: ``nbgrader_config.py``, ``source/<ps>/`` and the grading secret,
 which the worker keeps in memory only),
 and with each job one student's hand-in. :func:`grade_job` grades it with the kit's own
-per-notebook grading (:func:`kit.autograde.autograde_student`, in the sandbox) in a course
+per-notebook grading (:func:`kit.engines.job.autograde_student`, in the sandbox) in a course
 directory of its own under the worker's temporary folder, released once per problem set,
 with its own sqlite gradebook; it returns the autograded folder's files, the feedback page
 and every cell's grade and comment, which the client records in the real gradebook.
@@ -160,7 +160,7 @@ def grade_job(job: dict, bundle: dict[str, bytes]) -> dict:
     graded, ``files`` and ``modes`` (the autograded folder), ``feedback`` (page bytes or None), ``grades``
     and ``comments`` (auto score and auto comment per cell) and ``scores``.
     """
-    from kit.autograde import GradingError, autograde_student
+    from kit.engines.job import GradingError, autograde_student
 
     me = f"{socket.gethostname()}:{os.getpid()}"
     if job.get("kit") != kit_fingerprint():

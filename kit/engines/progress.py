@@ -22,7 +22,7 @@ def is_terminal(stream) -> bool:
 
 
 def what_happened(outcome) -> str:
-    """What happened to one notebook (a :class:`kit.autograde.Outcome`), for the lines."""
+    """What happened to one notebook (a :class:`kit.engines.job.Outcome`), for the lines."""
     if outcome.status == "graded":
         return f"graded, {outcome.total:g} points"
     return "could not be graded" if outcome.status == "failed" else outcome.status

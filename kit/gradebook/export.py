@@ -14,8 +14,8 @@ from pathlib import Path
 
 import nbformat
 
-from kit.autograde import Outcome
 from kit.course import Course
+from kit.engines.job import Outcome
 from kit.gradebook.hand_grades import Marks, read_marks
 from kit.inert import inert
 

@@ -15,21 +15,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from kit.course import REPO_ROOT, prepare_environment
+from kit.course import REPO_ROOT, prepare_environment, shown
 
 
 class MoveError(RuntimeError):
     """The gradebook could not be moved (nothing was written to the target)."""
-
-
-def shown(url: str) -> str:
-    """``url`` with its password hidden, for messages."""
-    from sqlalchemy.engine import make_url
-
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except Exception:  # noqa: BLE001 - an unparsable URL is shown as it is
-        return url
 
 
 def _tables():

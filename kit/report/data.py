@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 import nbformat
 
-from kit.autograde import Outcome, cell_scores
 from kit.course import ASSIGNMENTS, Course
+from kit.engines.job import Outcome, cell_scores
 from kit.gradebook.export import GRADED, current_marks, max_points
 from kit.gradebook.hand_grades import Marks
 

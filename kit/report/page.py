@@ -24,8 +24,8 @@ import sys
 from pathlib import Path
 from urllib.parse import quote
 
-from kit.autograde import Outcome, students_of
 from kit.course import ASSIGNMENTS, REPO_ROOT, Course, prepare_environment
+from kit.engines.job import Outcome, students_of
 from kit.inert import inert
 from kit.report.data import ProblemSet, describe, summarise, wrong_ids
 from kit.report.plot import problem_set_png

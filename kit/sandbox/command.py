@@ -20,12 +20,12 @@ uid it is given (root ignores ``RLIMIT_NPROC``), then starts the kernel.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import sys
 from pathlib import Path
 
 from kit.sandbox import kernelenv
+from kit.sandbox.kernelenv import probe_dir
 
 #: Default limits (per kernel; ``KPCA_SANDBOX_<NAME>``, e.g. ``KPCA_SANDBOX_MEMORY_MB``,
 #: overrides one).
@@ -64,23 +64,6 @@ def course_root(cwd: Path) -> Path | None:
         if (folder / "nbgrader_config.py").exists():
             return folder
     return None
-
-
-def _package_dir(name: str) -> Path | None:
-    try:
-        spec = importlib.util.find_spec(name)
-    except (ImportError, ValueError):
-        return None
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return Path(next(iter(spec.submodule_search_locations))).resolve()
-
-
-def probe_dir(root: Path | None) -> Path | None:
-    """The ``kpca_probe`` package the kernels get: the course's own, else the installed one."""
-    if root is not None and (root / "kpca_probe" / "__init__.py").is_file():
-        return (root / "kpca_probe").resolve()
-    return _package_dir("kpca_probe")
 
 
 def _system_binds() -> list[tuple[str, list[str]]]:

@@ -28,7 +28,7 @@ from nbgrader.preprocessors import Execute
 from traitlets import Bool, Integer, Unicode, default
 
 from kit.sandbox import kernelenv, output_limits
-from kit.sandbox.command import probe_dir
+from kit.sandbox.kernelenv import probe_dir
 from kit.sandbox.wrapper import KERNEL_NAME
 
 #: matplotlib backend of graded kernels that keeps figures as PNG outputs (matplotlib-inline

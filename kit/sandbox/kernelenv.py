@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import glob
 import hashlib
+import importlib.util
 import json
 import os
 import shutil
@@ -199,6 +200,23 @@ def refusal(probe: Path | None = None) -> str:
     return _refusal(str(env_dir()), str(probe) if probe else None)
 
 
+def _package_dir(name: str) -> Path | None:
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations))).resolve()
+
+
+def probe_dir(root: Path | None) -> Path | None:
+    """The ``kpca_probe`` package the kernels get: the course's own, else the installed one."""
+    if root is not None and (root / "kpca_probe" / "__init__.py").is_file():
+        return (root / "kpca_probe").resolve()
+    return _package_dir("kpca_probe")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m kit.kernelenv",
                                      description=__doc__.splitlines()[0])
@@ -214,8 +232,6 @@ def main(argv=None) -> int:
             build(env)
             print(f"built the grading kernels' environment {env}")
     if args.check or args.build:
-        from kit.sandbox.command import probe_dir
-
         why = check(env, probe_dir(None))
         print(f"kernel environment unfit: {why}" if why else f"kernel environment {env}: ok")
         return 1 if why else 0

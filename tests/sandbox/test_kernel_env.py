@@ -24,7 +24,7 @@ from kit.intake.submitted import build_submission, lay
 from kit.release import release
 from kit.sandbox import kernelenv, offered
 from kit.sandbox import wrapper as sandbox
-from kit.sandbox.command import probe_dir
+from kit.sandbox.kernelenv import probe_dir
 
 PS = "ps1_circle_lift"
 FULL = 23.0  # auto-graded points of ps1

@@ -33,7 +33,7 @@ from kit.autograde import grade_class
 from kit.course import REPO_ROOT, copy_course
 from kit.intake.submitted import build_submission, lay
 from kit.release import release
-from kit.sandbox import command as sandbox_command
+from kit.sandbox import kernelenv
 from kit.sandbox import wrapper as sandbox
 
 PS = "ps1_circle_lift"
@@ -286,7 +286,7 @@ def test_attacks_through_grade_class(tmp_path):
 
 def test_reference_source_is_out_of_reach(tmp_path):
     """kpca_ref is neither importable nor readable inside the sandbox."""
-    ref = Path(sandbox_command._package_dir("kpca_ref"))
+    ref = Path(kernelenv._package_dir("kpca_ref"))
     code = _leak(
         f"text = Path({str(ref / 'circle.py')!r}).read_text()\n"
         "assert 'def lift' in text")
