@@ -1,7 +1,7 @@
 """Hidden case groups of ps1_circle_lift: variance shares, the lift, the circle.
 
-Each builder returns a fresh list of :class:`~kpca_ref.grading.cases.Group`.
-Inputs come from :func:`~kpca_ref.grading.cases.rng` with a key per builder;
+Each builder returns a fresh list of :class:`~kpca_ref.grading.case_parts.Group`.
+Inputs come from :func:`~kpca_ref.grading.case_parts.rng` with a key per builder;
 the lecture's own numbers appear at most in one group, never alone.
 
 >>> [g.label for g in BUILDERS["lift"]()]
@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from kpca_ref.grading.cases import Case, Group, on_circle, rng
+from kpca_ref.grading.case_parts import Case, Group, on_circle, rng
 from kpca_ref.tolerances import GRADING_ATOL_SCALE, GRADING_CIRCLE_ATOL_SCALE
 
 __all__ = ["BUILDERS"]

@@ -14,7 +14,7 @@ import math
 import numpy as np
 import sympy as sp
 
-from kpca_ref.grading.cases import Case, Group, rng
+from kpca_ref.grading.case_parts import Case, Group, rng
 from kpca_ref.grading.mistake_match import first_match, floats
 from kpca_ref.tolerances import (
     ANGLE_ROUNDOFF_DEG,

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from kpca_ref.grading.cases import Case, Group, k_linear, k_poly, k_rbf, rng
+from kpca_ref.grading.case_parts import Case, Group, k_linear, k_poly, k_rbf, rng
 from kpca_ref.tolerances import GRADING_ATOL_SCALE, GRADING_ENTRYWISE_ATOL_SCALE
 
 __all__ = ["BUILDERS"]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from kpca_ref.grading.cases import Case, Group, centred, poly, rbf, rng, with_spectrum
+from kpca_ref.grading.case_parts import Case, Group, centred, poly, rbf, rng, with_spectrum
 from kpca_ref.tolerances import GRADING_ATOL_SCALE, GRADING_ENTRYWISE_ATOL_SCALE
 
 #: results computed by products and quotients only are compared entry by entry

@@ -20,7 +20,7 @@ from kpca_probe.functions import k_dist as _k_dist
 from kpca_probe.functions import k_neg_rbf as _k_neg_rbf
 from kpca_probe.functions import k_one_minus_sq as _k_one_minus_sq
 from kpca_probe.functions import k_sqdist as _k_sqdist
-from kpca_ref.grading.cases import Case, Group, k_linear, k_poly, k_rbf, poly, rbf, rng
+from kpca_ref.grading.case_parts import Case, Group, k_linear, k_poly, k_rbf, poly, rbf, rng
 
 __all__ = ["BUILDERS"]
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kpca_ref.grading.cases import Case, Group, rbf, rng
+from kpca_ref.grading.case_parts import Case, Group, rbf, rng
 
 __all__ = ["BUILDERS"]
 

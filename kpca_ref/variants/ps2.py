@@ -46,8 +46,8 @@ import numpy as np
 import sympy as sp
 
 from kpca_ref.feature_maps import count_distinct_products, count_monomials, quadratic_map
-from kpca_ref.grading.mistakes import MISTAKES
 from kpca_ref.kernels import feature_distance, gamma_for_similarity, poly_kernel, rbf_kernel
+from kpca_ref.mistake_messages import MESSAGES as MISTAKES
 from kpca_ref.variants import ps2_geometry
 
 PS = "ps2_feature_maps"
