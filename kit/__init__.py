@@ -1,8 +1,20 @@
 """The course pipeline: source -> release -> submitted -> autograded -> feedback, CSV, report.
 
-Each step has one module named after it:
+The commands a TA types are the modules at this level (``python -m kit.<name>``):
+:mod:`kit.release`, :mod:`kit.collect`, :mod:`kit.autograde`, :mod:`kit.report`
+(a package with its ``__main__``), :mod:`kit.variants`, :mod:`kit.gradebook_move`,
+:mod:`kit.demo` (the main job), :mod:`kit.sandbox` (``--install``, ``--check``) and the set-up
+steps ``make venv`` runs (:mod:`kit.secret`, :mod:`kit.kernelenv`). :mod:`kit.course` says
+where a course lives. Each stage of the flow is a package, in the order the data goes:
 
-- :mod:`kit.course`     where the course lives and how nbgrader is configured for it
-- :mod:`kit.release`    generate the student versions from ``source/``
-- :mod:`kit.autograde`  grade submitted notebooks and read the scores back
+- :mod:`kit.intake`    hand-ins in, plain files only
+- :mod:`kit.sandbox`   a notebook run in the bubblewrap sandbox
+- :mod:`kit.judge`     hidden tests scored outside the kernel
+- :mod:`kit.engines`   where grading jobs run: local processes or a Dask cluster
+- :mod:`kit.handback`  feedback pages for the students
+- :mod:`kit.html`      student content made inert for every HTML view
+- :mod:`kit.gradebook` grades out, hand grades in, the move to PostgreSQL
+- :mod:`kit.report`    the class report
+
+Imports run one way, down this list's layers: ``tests/integrity/test_import_direction.py``.
 """

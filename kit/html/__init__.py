@@ -1,0 +1,7 @@
+"""HTML sanitising: no student content runs in a browser.
+
+In: an autograded notebook (its outputs, markdown, raw cells, attachments, metadata). Out:
+the same notebook made inert (:mod:`.sanitize`; the markdown a student wrote:
+:mod:`.markdown`). Plugs into autograde's sanitize steps, generate_feedback and nbconvert's
+HTML export (``nbgrader_config.py``), so formgrader and the feedback pages show it safely.
+"""
