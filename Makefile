@@ -18,6 +18,9 @@ venv: $(STAMP) $(KSTAMP)
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	# The distribution was called kpca_ref before it took the project's name: a venv made then
+	# would keep its entry points (the provisioner's old class path) beside the new ones.
+	$(BIN)/python -m pip uninstall --quiet --yes kpca_ref 2>/dev/null || true
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	# rfc3987-syntax (optional, pulled in by jupyter-events) compiles grammars at every
 	# nbformat import: ~1.5 s per nbgrader process, for validation the kit never uses.

@@ -10,7 +10,7 @@ for the ``rbf``, ``poly`` and ``linear`` kernels on dense points when n > 400. T
 fits; :mod:`kpca_ref.estimator_transform` holds what uses a fit (``transform``,
 ``inverse_transform``).
 
-scikit-learn (>= 1.6) is needed by this module only: ``pip install 'kpca_ref[sklearn]'``.
+scikit-learn (>= 1.6) is needed by this module only: ``pip install 'kernel-pca-course-kit[sklearn]'``.
 ``import kpca_ref`` and the contract functions never import it.
 """
 

@@ -8,7 +8,7 @@ eigenvalues among the components are an error, tiny ones become zero), the sign 
 (``svd_flip``: each eigenvector's largest-magnitude entry positive), the removal of zero
 components and the pre-image (inverse transform) ridge regression.
 
-Importing this module needs scikit-learn >= 1.6 (``pip install 'kpca_ref[sklearn]'``); no
+Importing this module needs scikit-learn >= 1.6 (``pip install 'kernel-pca-course-kit[sklearn]'``); no
 other module of ``kpca_ref`` imports it.
 """
 
@@ -37,7 +37,7 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess by the tests
     raise ImportError(
         "kpca_ref.KernelPCA needs scikit-learn >= 1.6, which is not installed (or too old): "
-        "install the estimator's extra with  pip install 'kpca_ref[sklearn]'  "
+        "install the estimator's extra with  pip install 'kernel-pca-course-kit[sklearn]'  "
         f"(the contract functions of kpca_ref do not need it). Cause: {exc}") from exc
 
 __all__ = [

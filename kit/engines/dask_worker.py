@@ -39,7 +39,7 @@ WORK_PREFIX = "kpca-worker-"
 
 def kit_version() -> str:
     try:
-        return version("kpca_ref")
+        return version("kernel-pca-course-kit")
     except PackageNotFoundError:
         return "not installed"
 

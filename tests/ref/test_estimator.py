@@ -297,4 +297,4 @@ def test_missing_sklearn_names_the_extra():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert "kpca_ref.KernelPCA needs scikit-learn >= 1.6" in out
-    assert "pip install 'kpca_ref[sklearn]'" in out
+    assert "pip install 'kernel-pca-course-kit[sklearn]'" in out
