@@ -28,3 +28,24 @@ def demo_run(tmp_path_factory):
     pin_secret(course)
     outcomes = demo.run(course, workers=2)
     return course, outcomes
+
+
+@pytest.fixture(scope="session")
+def released_ps1(tmp_path_factory):
+    """A released ps1_circle_lift course, made once: ``released_ps1(dest)`` copies it to ``dest``.
+
+    For the intake (exchange, zip collect) and engine (cluster) tests: source, release, gradebook.
+    """
+    import shutil
+
+    from kit.course import Course, copy_course
+    from kit.release import release
+
+    template = copy_course(tmp_path_factory.mktemp("released_ps1"), ["ps1_circle_lift"])
+    assert not release(template, ["ps1_circle_lift"])
+
+    def fresh(dest) -> Course:
+        shutil.copytree(template.root, dest)
+        return Course(dest)
+
+    return fresh
