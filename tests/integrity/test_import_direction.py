@@ -30,7 +30,9 @@ LAYERS: list[tuple[str, ...]] = [
     ("kpca_probe",),  # runs the hidden tests in the kernel (falls back to kpca_ref.grading)
     ("kit.course",),  # where a course lives, how nbgrader is driven for it
     # stages that need only the course (and the reference): release is step 1
-    ("kit.release", "kit.intake", "kit.judge", "kit.html", "kit.handback"),
+    # (kit.feedback_labels, the feedback page's cell labels, stands beside the handback: it
+    # carries the feedback template's folder, kit/templates/, with it)
+    ("kit.release", "kit.intake", "kit.judge", "kit.html", "kit.handback", "kit.feedback_labels"),
     ("kit.sandbox",),  # runs a notebook; asks the judge what the test cells call
     ("kit.engines",),  # grading jobs: intake checks, sandboxed run, feedback page
     ("kit.gradebook",),  # export, hand grades, the move to PostgreSQL
