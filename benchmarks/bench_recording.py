@@ -2,9 +2,9 @@
 
 A released course's gradebook (one problem set, its real cells) records the same synthetic
 results, in the same run of this script, (a) one notebook at a time through nbgrader's ORM
-(:func:`kit.recording._record_grades`, what the cluster client did before: about 37
+(:func:`kit.engines.recording._record_grades`, what the cluster client did before: about 37
 statements and a commit per notebook) and (b) in batches through
-:func:`kit.gradebook_bulk.record_many`, into sqlite and into a throwaway PostgreSQL 15 server
+:func:`kit.engines.gradebook_bulk.record_many`, into sqlite and into a throwaway PostgreSQL 15 server
 (tests/support/postgres.py) or ``--db URL`` of an empty database. Both count new students
 (a first grading) and a second pass over the same students (re-grading). Printed: notebooks
 per second of each, and (b) / (a).
@@ -26,9 +26,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kit.course import Course, copy_course, quiet_gradebook
+from kit.engines.gradebook_bulk import record_many
+from kit.engines.recording import _record_grades
 from kit.gradebook import move as gradebook_move
-from kit.gradebook_bulk import record_many
-from kit.recording import _record_grades
 from kit.release import release
 
 

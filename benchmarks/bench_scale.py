@@ -29,10 +29,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from kit import recording
 from kit.autograde import grade_class
 from kit.course import Course, copy_course
 from kit.engines import dask_client as cluster
+from kit.engines import recording
 from kit.intake.submitted import lay_class
 from kit.release import release
 from tests.demo_class import ROSTER

@@ -34,6 +34,10 @@ DB_URL_VAR = "KPCA_DB_URL"
 SINGLE_THREADED = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
+#: The key under which the judge records, in a graded test cell's score output, the
+#: diagnoses it made (the report counts only these, never text a student's code printed).
+JUDGE_KEY = "kpca_judge"
+
 def prepare_environment() -> None:
     """Environment every grading kernel inherits.
 

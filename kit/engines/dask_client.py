@@ -25,7 +25,7 @@ import sys
 import time
 
 from kit.course import Course
-from kit.recording import RecordingError, record_batch
+from kit.engines.recording import RecordingError, record_batch
 
 #: Jobs in flight per worker (the rest wait on the client: their hand-ins are read when sent).
 IN_FLIGHT = 3

@@ -24,7 +24,7 @@ module): then every ``<`` is escaped; if even that is not inert, the cell is sho
 block. :func:`active_html` is that check; the tests use it too.
 
 Every step is linear in the source's length: code and maths are found by
-:func:`kit.markdown_spans.protected_spans`, images by a search that never reads a line
+:func:`kit.html.markdown_spans.protected_spans`, images by a search that never reads a line
 twice, a ``\\begin{env}`` that nothing closes is broken with a zero-width space (nbconvert's
 maths pattern would search the rest of the text from it), and a source over
 :data:`MARKDOWN_LIMIT` is shown as a code block without being parsed as markdown.
@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
-from kit.markdown_spans import Finder, protected_spans
+from kit.html.markdown_spans import Finder, protected_spans
 
 # What nbconvert's markdown renderer itself emits, and the attributes it sets.
 SAFE_TAGS = frozenset([

@@ -15,7 +15,7 @@ through formgrader's API. :class:`SanitizeStudentContent` keeps what a person ne
   style macros shown as text. Every other type (JavaScript, SVG, widgets, PDF, ...) is
   dropped; an output left with nothing to show says what was removed. Output metadata keeps
   only numeric image sizes, and the judge's record of diagnoses on a score output
-  (``kit.judge.cells.JUDGE_KEY``: short codes only).
+  (``kit.course.JUDGE_KEY``: short codes only).
 - markdown and raw cells: :func:`~kit.html.markdown.sanitize_markdown` (raw HTML shows
   as text, maths stays maths); raw cells are cleaned like HTML; attachments keep only
   PNG/JPEG/GIF images.
@@ -36,8 +36,8 @@ import nh3
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 
+from kit.course import JUDGE_KEY
 from kit.html.markdown import SAFE_IMAGE_DATA, neutralise_mathjax, safe_url, sanitize_markdown
-from kit.judge.cells import JUDGE_KEY
 
 KEPT_IMAGES = ("image/png", "image/jpeg", "image/gif")
 # Stands in for an attachment with no image left: nbconvert fails on an empty one.
@@ -130,7 +130,7 @@ _CODE = re.compile(r"[a-z_]{1,40}")
 
 
 def _judge_record(metadata) -> dict:
-    """The judge's record on its score output (``kit.judge.cells.JUDGE_KEY``), if well formed:
+    """The judge's record on its score output (``kit.course.JUDGE_KEY``), if well formed:
     diagnosis codes and ids as short plain strings (the report reads it on test cells only,
     whose outputs only the judge writes)."""
     record = metadata.get(JUDGE_KEY) if isinstance(metadata, dict) else None

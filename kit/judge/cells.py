@@ -6,12 +6,13 @@ from __future__ import annotations
 import ast
 import re
 
+from kit.course import JUDGE_KEY
+
 __all__ = ["JUDGE_KEY", "grader_notes", "is_student_code", "is_test_cell", "visible_error"]
 
 #: key of the metadata of the judge's score output in a test cell (``kit.judge.score``):
 #: ``{"diagnoses": [code, ...]}`` (and ``"other_ids"`` with ``wrong_student_id``), what the
 #: class report counts (never the text of a cell's outputs, which quotes the student)
-JUDGE_KEY = "kpca_judge"
 
 _HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS\n?(.*?)### END HIDDEN TESTS", re.DOTALL)
 

@@ -10,8 +10,6 @@ valid counterexample passes). Messages never contain expected values.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 import sympy as sp
 
@@ -30,19 +28,11 @@ from kpca_ref.grading.compare import (
     underflow_floor,
 )
 from kpca_ref.tolerances import NEGATIVE_EIGENVALUE_RTOL, REPEATED_EIGENVALUE_RTOL
+from kpca_ref.verdict import PASS, Verdict
 
 __all__ = ["Verdict", "check"]
 
 
-class Verdict(NamedTuple):
-    """The outcome of one case: ``ok``, a message when not ok, and a diagnosis code."""
-
-    ok: bool
-    message: str = ""
-    code: str | None = None
-
-
-PASS = Verdict(True)
 
 
 def _tol(case) -> dict:

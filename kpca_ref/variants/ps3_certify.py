@@ -41,7 +41,6 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from kpca_ref.grading.checks import Verdict
 from kpca_ref.mercer import is_psd_exact
 from kpca_ref.variants.ps3_pool import dimension, exact_function, nonnegative
 from kpca_ref.variants.ps3_reading import (
@@ -51,6 +50,7 @@ from kpca_ref.variants.ps3_reading import (
     numeric,
     unreadable,
 )
+from kpca_ref.verdict import Verdict
 
 __all__ = ["MAX_POINTS", "SAMPLES", "certificate_kernel", "judge_answer"]
 

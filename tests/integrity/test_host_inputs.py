@@ -16,6 +16,7 @@ from nbformat.v4 import new_code_cell, new_notebook
 
 from kit.engines.progress import Progress
 from kit.html.markdown import MARKDOWN_LIMIT, active_html, sanitize_markdown
+from kit.html.markdown_spans import protected_spans
 from kit.inert import inert, student_words
 from kit.intake import collect
 from kit.intake.safefiles import refusal_line
@@ -23,7 +24,6 @@ from kit.judge.cells import visible_error
 from kit.judge.forbidden import forbidden_parts, ipython_source
 from kit.judge.identity import Identity, kernel_ids
 from kit.judge.score import own_line
-from kit.markdown_spans import protected_spans
 from tests.html.xss_payloads import HONEST_ANSWER
 
 #: one unit of each markup character and of the nestings that cost regex scanners most

@@ -28,7 +28,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("kpca_ref.variants",),  # each student's exact numbers and keys
     ("kpca_ref.grading",),  # hidden cases, comparison, mistakes
     ("kpca_probe",),  # runs the hidden tests in the kernel (falls back to kpca_ref.grading)
-    ("kit.course",),  # where a course lives, how nbgrader is driven for it
+    # where a course lives, how nbgrader is driven for it; student text made inert on a terminal
+    ("kit.course", "kit.inert"),
     # stages that need only the course (and the reference): release is step 1
     # (kit.feedback_labels, the feedback page's cell labels, stands beside the handback: it
     # carries the feedback template's folder, kit/templates/, with it)

@@ -43,7 +43,7 @@ import sys
 from pathlib import Path
 from nbgrader.api import Gradebook
 from kit.course import Course
-from kit.recording import record
+from kit.engines.recording import record
 
 course = Course(Path(sys.argv[1]))
 with Gradebook(course.db_url) as gb:
@@ -62,9 +62,9 @@ def test_recording_a_new_student_prints_no_sqlalchemy_warning(tmp_path, quiet):
     client records through it and must keep the TA's terminal clean. The second case shows
     the warning is real without the kit's filter."""
     script = RECORD if quiet else RECORD.replace(
-        "from kit.recording import record",
+        "from kit.engines.recording import record",
         "import kit.course\nkit.course.quiet_gradebook = lambda: None\n"
-        "from kit.recording import record")
+        "from kit.engines.recording import record")
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
            "PYTHONWARNINGS": "default"}
     env.pop("KPCA_DB_URL", None)

@@ -1,8 +1,8 @@
 """Recording a batch of graded notebooks in one transaction writes what nbgrader's ORM writes.
 
 Two copies of one released course's gradebook record the same results, one through
-:func:`kit.recording.record` (nbgrader's ORM, a notebook at a time) and one through
-:func:`kit.gradebook_bulk.record_many`; their rows, read back through nbgrader's
+:func:`kit.engines.recording.record` (nbgrader's ORM, a notebook at a time) and one through
+:func:`kit.engines.gradebook_bulk.record_many`; their rows, read back through nbgrader's
 ``Gradebook``, must be the same: new students and submissions, timestamps, re-recorded
 scores, a TA's manual scores and comments kept, a batch recorded twice, a failed batch.
 """
@@ -15,9 +15,9 @@ import pytest
 from nbgrader.api import Gradebook
 
 from kit.course import Course
+from kit.engines.gradebook_bulk import record_many
+from kit.engines.recording import record
 from kit.gradebook import move as gradebook_move
-from kit.gradebook_bulk import record_many
-from kit.recording import record
 from tests.pipeline.conftest import PS
 from tests.support import postgres
 

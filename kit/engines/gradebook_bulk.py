@@ -15,7 +15,7 @@ grade's ``auto_score`` and ``needs_manual_grade`` and each comment's ``auto_comm
   ``Gradebook.add_submission`` mirrors them;
 - an existing submission: its timestamp when the hand-in has one, and each grade's auto
   score. A TA's manual score and comment are kept, and a grade with a manual score keeps
-  needing a look (``needs_manual_grade``), as :func:`kit.recording.record` does.
+  needing a look (``needs_manual_grade``), as :func:`kit.engines.recording.record` does.
 
 Recording the same result again sets the same values: a batch retried after a failure
 leaves one row per cell. nbgrader's ``Gradebook`` and formgrader read the rows unchanged.

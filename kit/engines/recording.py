@@ -2,7 +2,7 @@
 
 The cluster client (:mod:`kit.engines.dask_client`) writes each graded notebook's autograded folder and
 feedback page (:func:`write_files`) and records its grades: a batch of results that arrived
-together in one transaction (:func:`record_batch`, through :mod:`kit.gradebook_bulk`), or one
+together in one transaction (:func:`record_batch`, through :mod:`kit.engines.gradebook_bulk`), or one
 result through nbgrader's ORM (:func:`record`), as nbgrader's own ``SaveAutoGrades`` would.
 """
 
@@ -36,11 +36,11 @@ def write_files(course: Course, assignment: str, student: str, result: dict) -> 
 
 def record_batch(course: Course, batch: list[tuple[str, str, dict]], gb) -> None:
     """Write each result's files, then record all their grades in one transaction
-    (:func:`kit.gradebook_bulk.record_many`): what arrived together is recorded together."""
+    (:func:`kit.engines.gradebook_bulk.record_many`): what arrived together is recorded together."""
     from sqlalchemy.exc import DBAPIError
 
-    from kit.gradebook.move import shown
-    from kit.gradebook_bulk import record_many
+    from kit.course import shown
+    from kit.engines.gradebook_bulk import record_many
 
     quiet_gradebook()
     for assignment, student, result in batch:
@@ -63,7 +63,7 @@ def record(course: Course, assignment: str, student: str, result: dict, gb=None)
     """
     from nbgrader.api import Gradebook
 
-    from kit.gradebook.move import shown
+    from kit.course import shown
 
     quiet_gradebook()
     write_files(course, assignment, student, result)
@@ -89,7 +89,7 @@ def record(course: Course, assignment: str, student: str, result: dict, gb=None)
 
 def _record_grades(gb, assignment: str, student: str, result: dict) -> None:
     """As nbgrader's SaveAutoGrades does, in one commit; a TA's manual scores are kept."""
-    from kit.gradebook_bulk import timestamp_of
+    from kit.engines.gradebook_bulk import timestamp_of
 
     gb.update_or_create_student(student)
     timestamp = timestamp_of(result["files"].get("timestamp.txt"))
