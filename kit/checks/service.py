@@ -23,6 +23,7 @@ import argparse
 import hashlib
 import json
 import os
+import signal
 import sys
 import time
 from collections import defaultdict, deque
@@ -169,6 +170,16 @@ def make_app(course: Path, api_url: str, prefix: str = "/services/kpca-check/",
     return app
 
 
+def _warm_limits(policy: Policy) -> None:
+    """Each item's default limit once, beside the loop (a key per problem set: seconds)."""
+    from kit.checks.policy import default_limit
+    from kpca_ref import variants
+
+    for ps in variants.PROBLEM_SETS:
+        for item in getattr(variants.module(ps), "ITEMS", {}):
+            default_limit(item, policy.settings.attempts)
+
+
 def main(argv=None) -> int:
     from kit.course import REPO_ROOT
 
@@ -185,16 +196,19 @@ def main(argv=None) -> int:
         "KPCA_COURSE_DIR", REPO_ROOT)))
     args = parser.parse_args(argv)
     app = make_app(args.course, args.api_url, args.prefix)
-    from kit.checks.policy import default_limit
-    from kpca_ref import variants
-
-    for ps in variants.PROBLEM_SETS:  # each problem set's limits once, before any student
-        for item in getattr(variants.module(ps), "ITEMS", {}):
-            default_limit(item, app.kpca_state["policy"].settings.attempts)
     app.listen(args.port, args.ip, max_body_size=4 * MAX_BODY)
     print(f"kpca-check: http://{args.ip}:{args.port}{args.prefix} (course {args.course}, "
           f"attempts in {Policy(args.course).db_url.split('@')[-1]})", flush=True)
-    ioloop.IOLoop.current().start()
+    loop = ioloop.IOLoop.current()
+    loop.run_in_executor(None, _warm_limits, app.kpca_state["policy"])
+
+    def stop(*_):  # the hub stops its services with SIGINT, then SIGTERM
+        loop.add_callback(loop.stop)
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, stop)
+    loop.start()
+    app.kpca_state["judges"].close()
     return 0
 
 

@@ -122,5 +122,8 @@ def numbers_cell(ps: str, course_id: str = COURSE_ID) -> str:
     ...     "ps1_circle_lift").replace("KPCA_STUDENT_ID", "").replace("KPCA_CHECK_URL", "")
     True
     """
+    from kpca_ref.variants import module
+
+    items = "_CHECK_ITEMS = (\n" + "".join(f"    {i!r},\n" for i in module(ps).ITEMS) + ")"
     return _HEAD.format(course=course_id, ps=ps, table=_table(ps),
-                        extras=ROSTER_PART + "\n\n\n" + CHECK_PART)
+                        extras=f"{ROSTER_PART}\n\n\n{items}\n\n\n{CHECK_PART}")

@@ -5,7 +5,8 @@
   replaces that line with the roster's salted hashes; a typed ``STUDENT_ID`` whose hash is
   not among them stops the cell with "this id is not on the course roster: check its
   spelling". With ``_ROSTER = None`` (the committed release) nothing is checked.
-* :data:`CHECK_PART` defines ``check(item, answer)``: the answer, written as the judge's
+* :data:`CHECK_PART` defines ``check(item, answer)`` (``item`` one of the problem set's
+  exact items, ``_CHECK_ITEMS``, which the numbers cell lists before it): the answer, written as the judge's
   wire format (:mod:`kpca_probe.wire`, sympy part), is posted with the student's hub token
   to the course's check service (:mod:`kit.checks`), whose one-line verdict it prints. Off
   the hub it prints one line and returns; it never raises.
@@ -84,6 +85,10 @@ def check(item, answer):
     import urllib.error
     import urllib.request
 
+    if item not in _CHECK_ITEMS:
+        print(f"check: {item!r} is not an exact question of this notebook; its names: "
+              + ", ".join(_CHECK_ITEMS))
+        return None
     url, token = _os.environ.get("KPCA_CHECK_URL"), _os.environ.get("JUPYTERHUB_API_TOKEN")
     if not url or not token:
         print("check: instant checks work on the course's JupyterHub only (not here); "

@@ -76,7 +76,8 @@ def check_service(tmp_path_factory):
         hub = web.Application([(r"/hub/api/user", FakeHubUser, {"asked": service.hub_asked})])
         hub.listen(hub_port, "127.0.0.1")
         app = make_app(course, f"http://127.0.0.1:{hub_port}/hub/api",
-                       overrides={"db_url": f"sqlite:///{db}", "per_minute": 60})
+                       overrides={"db_url": f"sqlite:///{db}", "per_minute": 60,
+                                  "judge_seconds": 30.0})  # a loaded machine
         app.listen(port, "127.0.0.1", max_body_size=1 << 20)
         holder["loop"], holder["app"] = ioloop.IOLoop.current(), app
         started.set()

@@ -179,6 +179,9 @@ def test_off_the_hub_check_says_so_in_one_line(monkeypatch, capsys):
     capsys.readouterr()
     scope["check"]("ps1_lift_point", sp.Matrix([1, 2, 3, 4, 5, 6]))
     assert "JupyterHub only" in capsys.readouterr().out
+    scope["check"]("phi_Q", sp.Matrix([1, 2, 3, 4, 5, 6]))  # a variable's name, not the item's
+    said = capsys.readouterr().out
+    assert "not an exact question" in said and "ps1_lift_point, ps1_circle_u" in said
     scope = run_numbers_cell(monkeypatch, {"JUPYTERHUB_USER": "ada", "JUPYTERHUB_API_TOKEN": "x",
                                            "KPCA_CHECK_URL": f"http://127.0.0.1:{free_port()}/"})
     capsys.readouterr()
