@@ -47,7 +47,7 @@ CHECK_PART = '''def _wire(value, depth=0):
     if isinstance(value, int):
         return {"i": str(value)}
     if isinstance(value, float):
-        return {"f": value if value == value and abs(value) != float("inf") else repr(value)}
+        return {"f": value if abs(value) < float("inf") else repr(value)}  # nan, inf: text
     if isinstance(value, (list, tuple)):
         return {type(value).__name__: [_wire(v, depth + 1) for v in list(value)[:1000]]}
     if isinstance(value, _sympy.MatrixBase):
@@ -88,17 +88,17 @@ def check(item, answer):
     if item not in _CHECK_ITEMS:
         print(f"check: {item!r} is not an exact question of this notebook; its names: "
               + ", ".join(_CHECK_ITEMS))
-        return None
+        return
     url, token = _os.environ.get("KPCA_CHECK_URL"), _os.environ.get("JUPYTERHUB_API_TOKEN")
     if not url or not token:
         print("check: instant checks work on the course's JupyterHub only (not here); "
               "your answer is still graded when you hand in.")
-        return None
+        return
     try:
         body = json.dumps({"item": str(item), "answer": _wire(answer)}).encode()
     except (TypeError, ValueError, RecursionError):
         print(f"check {item}: this answer cannot be sent (not an exact value).")
-        return None
+        return
     request = urllib.request.Request(url.rstrip("/") + "/check", data=body, method="POST",
                                      headers={"Authorization": f"token {token}",
                                               "Content-Type": "application/json"})
@@ -113,6 +113,5 @@ def check(item, answer):
     except (OSError, ValueError) as exc:
         print(f"check: the check service cannot be reached ({type(exc).__name__}); your "
               "answer is still graded when you hand in.")
-        return None
-    print(f"check {item}: {reply.get('message', 'no answer from the check service')}")
-    return None'''
+        return
+    print(f"check {item}: {reply.get('message', 'no answer from the check service')}")'''
