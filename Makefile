@@ -11,7 +11,7 @@ KSTAMP := $(KVENV)/.kpca-kernel-env
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 export MPLBACKEND := Agg
 
-.PHONY: venv test check lint demo release bench bench-grading bench-scale clean
+.PHONY: venv test check lint demo hub release bench bench-grading bench-scale clean
 
 venv: $(STAMP) $(KSTAMP)
 
@@ -33,6 +33,11 @@ $(STAMP): pyproject.toml
 	@command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && apt-get install -y -qq chromium; } \
 	  || echo "*** chromium is missing: the browser tests will fail until it is" \
 	          "installed (as root: apt-get install chromium)" >&2
+	# `make hub` runs JupyterHub behind Debian's configurable-http-proxy (node, NODE_PATH below).
+	@command -v configurable-http-proxy >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq \
+	  && apt-get install -y -qq node-configurable-http-proxy node-commander; } \
+	  || echo "*** configurable-http-proxy is missing: make hub will refuse to start until it is" \
+	          "installed (as root: apt-get install node-configurable-http-proxy node-commander)" >&2
 	$(BIN)/python -m kit.sandbox --install
 	# The grader's secret (.grading_secret, never committed) salts each student's hidden inputs.
 	$(BIN)/python -m kit.secret
@@ -60,6 +65,10 @@ release: venv
 
 demo: venv
 	$(BIN)/python -m kit.demo
+
+# JupyterHub on 127.0.0.1:8000 for the demo class (kit/hub.py; README, "For TAs"); Ctrl-C stops it.
+hub: venv
+	NODE_PATH=/usr/share/nodejs $(BIN)/python -m kit.hub
 
 bench: venv
 	$(BIN)/python benchmarks/bench_kernel_pca.py

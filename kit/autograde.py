@@ -66,7 +66,7 @@ def grade_class(course: Course, assignments=ASSIGNMENTS, students=None, workers=
     ``progress``, a bar on ``stream`` (default ``sys.stdout``) if it is a terminal, else one
     line per finished notebook (:class:`kit.engines.progress.Progress`).
     """
-    from kit.judge.secret import course_secret
+    from kit.secret import course_secret
 
     course_secret(course.root)  # made once here, before the workers need it
     students = list(students) if students is not None else students_of(course)

@@ -2,6 +2,9 @@
 
 ``python -m kit.release`` regenerates every problem set; nbgrader's output is
 byte-identical across runs, so ``release/`` is committed and a test checks it is current.
+``python -m kit.release --roster students.csv [ps ...]`` (LMS courses) also writes
+``release_roster/<ps>/``: the release whose numbers cell knows the roster's salted hashes
+(:mod:`kit.roster`); ``release/`` itself is the same as without it.
 """
 
 from __future__ import annotations
@@ -59,13 +62,35 @@ def release(course: Course, assignments=ASSIGNMENTS) -> list[str]:
 
 
 def main(argv=None) -> int:
-    names = (argv if argv is not None else sys.argv[1:]) or list(ASSIGNMENTS)
+    names = list(argv if argv is not None else sys.argv[1:])
+    roster = None
+    if "--roster" in names:
+        at = names.index("--roster")
+        if at + 1 >= len(names):
+            print("--roster needs a CSV file with a student_id column", file=sys.stderr)
+            return 2
+        roster = Path(names[at + 1])
+        del names[at:at + 2]
+    names = names or list(ASSIGNMENTS)
     unknown = sorted(set(names) - set(ASSIGNMENTS))
     if unknown:
         print(f"unknown problem sets {unknown}; known: {', '.join(ASSIGNMENTS)}", file=sys.stderr)
         return 2
-    return 1 if release(Course(REPO_ROOT), names) else 0
+    ids = None
+    if roster is not None:
+        from kit.roster import read_roster
 
+        ids = read_roster(roster)  # before releasing: a bad roster changes nothing
+    course = Course(REPO_ROOT)
+    if release(course, names):
+        return 1
+    if ids is not None:
+        from kit.roster import write_roster_release
+        from kit.secret import course_secret
+
+        for path in write_roster_release(course.root, names, ids, course_secret(course.root)):
+            print(f"roster release ({len(ids)} ids, salted hashes only): {path}")
+    return 0
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -28,6 +28,7 @@ import nbformat
 import sympy as sp
 
 from kit.course import ASSIGNMENTS, REPO_ROOT
+from kit.roster import read_roster
 from kpca_ref import variants
 from kpca_ref.variants.cell import IDENTITY_CELL, NUMBERS_ID, numbers_cell
 
@@ -45,20 +46,6 @@ def key_of(ps: str, student: str) -> dict:
             "numbers": {f"N.{k}": _text(x) for k, x in vars(v.numbers).items()},
             "answers": {k: _text(x) for k, x in v.answers.items()},
             "sign_free": sorted(v.up_to_sign)}
-
-
-def read_roster(path: Path) -> list[str]:
-    """Student ids from a CSV with a ``student_id`` (or ``id``) column."""
-    with path.open(newline="", encoding="utf-8") as fh:
-        rows = list(csv.DictReader(fh))
-    if not rows:
-        raise SystemExit(f"{path}: no students in the roster")
-    column = next((c for c in ("student_id", "id") if c in rows[0]), None)
-    if column is None:
-        raise SystemExit(f"{path}: the roster needs a 'student_id' (or 'id') column; "
-                         f"found {', '.join(rows[0])}")
-    ids = [r[column].strip() for r in rows if (r[column] or "").strip()]
-    return list(dict.fromkeys(ids))
 
 
 def write_roster(ps: str, students: list[str], out: Path) -> Path:

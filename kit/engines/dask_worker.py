@@ -67,7 +67,7 @@ def worker_report() -> dict:
 
 def course_bundle(course: Course, assignments) -> dict[str, bytes]:
     """The course files a worker needs to grade ``assignments``: ``{relative path: bytes}``."""
-    from kit.judge.secret import course_secret
+    from kit.secret import course_secret
 
     files = {"nbgrader_config.py": (course.root / "nbgrader_config.py").read_bytes(),
              ".grading_secret": course_secret(course.root)}
@@ -88,8 +88,8 @@ def _bundle_key(bundle: dict[str, bytes]) -> str:
 
 def _course(bundle: dict[str, bytes], assignment: str):
     """This worker's course for ``bundle``, with ``assignment`` released (made once)."""
-    from kit.judge.secret import FILE_NAME, hold
     from kit.release import release
+    from kit.secret import FILE_NAME, hold
 
     key = _bundle_key(bundle)
     if key not in _COURSES:

@@ -67,8 +67,8 @@ def _student(resources) -> str | None:
 
 
 def _salt(resources) -> tuple[int, ...]:
-    """Salt words of this submission's hidden inputs (see :mod:`kit.judge.secret`)."""
-    from kit.judge.secret import course_secret, salt_words
+    """Salt words of this submission's hidden inputs (see :mod:`kit.secret`)."""
+    from kit.secret import course_secret, salt_words
 
     meta = resources.get("nbgrader") or {}
     student, assignment = meta.get("student"), meta.get("assignment")
@@ -90,7 +90,7 @@ class WriteCases(NbGraderPreprocessor):
     (no line of the hidden tests is left for the student's code to find); the plan in
     the case file says which contract function or exact answer that cell grades, from which
     notebook name, for how many points. The inputs are drawn for this submission only
-    (salted with :mod:`kit.judge.secret`). It also names the submission's student to the kernel
+    (salted with :mod:`kit.secret`). It also names the submission's student to the kernel
     (:data:`STUDENT_VAR`), so the notebook's numbers cell draws that student's numbers when
     ``STUDENT_ID`` is empty. :class:`JudgeHiddenTests` puts the cells' code back.
     """

@@ -47,6 +47,7 @@ class ProblemSet:
     failed: dict[str, str] = field(default_factory=dict)  # student -> why
     parts: list[Part] = field(default_factory=list)  # hardest first
     mistakes: list[tuple[str, int]] = field(default_factory=list)  # (code, notebooks), most first
+    checks: dict[str, dict] = field(default_factory=dict)  # exact item -> instant checks
 
     @property
     def hand_graded(self) -> list[Marks]:
@@ -146,10 +147,28 @@ def wrong_ids(course: Course, outcomes: list[Outcome]) -> list[tuple[str, str, s
     return found
 
 
+def instant_checks(course: Course) -> dict[str, dict]:
+    """Per exact item, the instant checks students made (:func:`kit.checks.store.summary`),
+    named mistakes counted up to each student's hand-in."""
+    from nbgrader.api import Gradebook
+
+    from kit.checks.policy import Policy
+    from kit.checks.store import summary
+
+    handed_in = {}
+    with Gradebook(course.db_url) as gradebook:
+        for assignment in gradebook.assignments:
+            for sub in assignment.submissions:
+                if sub.timestamp is not None:
+                    handed_in[sub.student.id, assignment.name] = sub.timestamp.replace(tzinfo=None)
+    return summary(Policy(course.root).db_url, handed_in)
+
+
 def summarise(course: Course, outcomes: list[Outcome]) -> list[ProblemSet]:
     """One :class:`ProblemSet` per problem set of ``outcomes``, in teaching order."""
     marks = current_marks(course, outcomes)
     mistakes = diagnoses(course, outcomes)
+    checks = instant_checks(course)
     found = []
     for name in sorted({o.assignment for o in outcomes}, key=_order):
         auto_max, manual_max = max_points(course, name)
@@ -172,6 +191,8 @@ def summarise(course: Course, outcomes: list[Outcome]) -> list[ProblemSet]:
         ps.parts.sort(key=lambda p: (p.full, p.mean))
         ps.mistakes = sorted(((code, n) for (a, code), n in mistakes.items() if a == name),
                              key=lambda item: (-item[1], item[0]))
+        ps.checks = {item: c for item, c in checks.items() if item.split("_", 1)[0] ==
+                     name.split("_", 1)[0]}
         found.append(ps)
     return found
 

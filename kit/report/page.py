@@ -80,12 +80,28 @@ def _mistakes_table(ps: ProblemSet) -> str:
             f"<th>share of the {n} graded notebooks</th></tr>{rows}</table>")
 
 
+def _checks_table(ps: ProblemSet) -> str:
+    if not ps.checks:
+        return "<p class=muted>no instant checks recorded (kit/checks)</p>"
+    rows = []
+    for item, c in ps.checks.items():
+        before = "-" if c["attempts_before_right"] is None else f"{c['attempts_before_right']:g}"
+        named = ", ".join(f"<code>{e(code)}</code> ({n})" for code, n in c["mistakes"]) or "-"
+        rows.append(f"<tr><td><code>{e(item)}</code></td><td class=num>{c['students']}</td>"
+                    f"<td class=num>{c['right']}</td><td class=num>{before}</td>"
+                    f"<td>{named}</td></tr>")
+    return ("<table class=checks><tr><th>exact item</th><th>students who checked</th>"
+            "<th>got it right</th><th>median wrong checks before right</th>"
+            f"<th>most frequent named mistakes before hand-in</th></tr>{''.join(rows)}</table>")
+
+
 def _section(ps: ProblemSet) -> str:
     image = base64.b64encode(problem_set_png(ps)).decode()
     return (f'<section id="{e(ps.name)}"><h2>{e(ps.name)}</h2>{_points_table(ps)}'
             f'<img src="data:image/png;base64,{image}" alt="{e(ps.name)}: score distribution '
             f'and part pass rates"><h3>Pass rate of each auto-graded part</h3>{_parts_table(ps)}'
-            f"<h3>Most frequent named mistakes</h3>{_mistakes_table(ps)}</section>")
+            f"<h3>Most frequent named mistakes</h3>{_mistakes_table(ps)}"
+            f"<h3>Instant checks on the hub</h3>{_checks_table(ps)}</section>")
 
 
 def _cell(course: Course, folder: Path, ps: ProblemSet, student: str) -> str:

@@ -128,7 +128,7 @@ def salted(words):
     """Build every case inside the block from generators salted with ``words`` (ints).
 
     The grader salts each submission's cases with words derived from a secret only it holds
-    and the student's id (``kit.judge.secret``), so the hidden inputs differ per student: inputs
+    and the student's id (``kit.secret``), so the hidden inputs differ per student: inputs
     one student's code prints are worthless to every other student. Without a salt the
     cases are the fixed ones the tests and the source notebooks use.
 

@@ -9,9 +9,13 @@
   problem set's candidate table (numbers only, never an answer). It prints
   ``Your numbers (variant for '<id>')`` and defines ``N`` and ``VARIANT_ID``.
 
-Which id the cell uses: ``STUDENT_ID`` when typed; else ``KPCA_STUDENT_ID`` (set by the
-grader to the submission's nbgrader student id, and by instructors to try an id); else
-``JUPYTERHUB_USER``. With none, it stops with a message saying what to type.
+Which id the cell uses: on a JupyterHub (``JUPYTERHUB_USER`` set, ``KPCA_STUDENT_ID`` not),
+the hub login, always: a typed ``STUDENT_ID`` that differs is ignored with a warning.
+Elsewhere ``STUDENT_ID`` when typed (checked against the course roster when the release
+carries one, :mod:`kpca_ref.variants.cell_extras`); else ``KPCA_STUDENT_ID`` (set by the
+grader to the submission's nbgrader student id, and by instructors to try an id). With none,
+it stops with a message saying what to type. The cell also defines ``check(item, answer)``,
+the instant check of an exact answer on the course's hub (:mod:`kit.checks`).
 
 ``python -m kit.variants --write-cells`` rewrites the numbers cell of every source notebook
 from :func:`numbers_cell`; a test checks that the stored cells are current.
@@ -20,6 +24,7 @@ from :func:`numbers_cell`; a test checks that the stored cells are current.
 from __future__ import annotations
 
 from kpca_ref.variants import COURSE_ID, families
+from kpca_ref.variants.cell_extras import CHECK_PART, ROSTER_PART
 
 __all__ = ["IDENTITY_CELL", "NUMBERS_ID", "numbers_cell"]
 
@@ -37,6 +42,7 @@ _HEAD = '''\
 import hashlib as _hashlib
 import os as _os
 import re as _re
+import sys as _sys
 from types import SimpleNamespace as _Namespace
 
 import sympy as _sympy
@@ -70,15 +76,25 @@ def your_numbers(student_id):
 
 
 def _whose_numbers():
-    for given in (STUDENT_ID, _os.environ.get("KPCA_STUDENT_ID"),
-                  _os.environ.get("JUPYTERHUB_USER")):
-        if isinstance(given, str) and given.strip():
-            return given.strip()
+    typed = STUDENT_ID.strip() if isinstance(STUDENT_ID, str) else ""
+    hub = _os.environ.get("JUPYTERHUB_USER", "").strip()
+    if hub and not _os.environ.get("KPCA_STUDENT_ID"):  # on the hub: the login, always
+        if typed and typed != hub:
+            print(f"WARNING: STUDENT_ID = {{typed!r}} is ignored: on the course's JupyterHub "
+                  f"your numbers are those of your login, {{hub!r}}.", file=_sys.stderr)
+        return hub
+    if typed:
+        return typed if _os.environ.get("KPCA_STUDENT_ID") else _on_roster(typed)
+    given = _os.environ.get("KPCA_STUDENT_ID", "")
+    if given.strip():
+        return given.strip()
     raise RuntimeError(
         "No course id: type yours in the cell above, e.g. STUDENT_ID = \\"ada_lee\\", and run "
         "both cells again. Your exact questions use numbers drawn from it."
     )
 
+
+{extras}
 
 VARIANT_ID = _whose_numbers()
 N = your_numbers(VARIANT_ID)
@@ -103,7 +119,11 @@ def numbers_cell(ps: str, course_id: str = COURSE_ID) -> str:
     """Source of the numbers cell of problem set ``ps``.
 
     >>> "_TABLE" in numbers_cell("ps1_circle_lift") and "kpca" not in numbers_cell(
-    ...     "ps1_circle_lift").replace("KPCA_STUDENT_ID", "")
+    ...     "ps1_circle_lift").replace("KPCA_STUDENT_ID", "").replace("KPCA_CHECK_URL", "")
     True
     """
-    return _HEAD.format(course=course_id, ps=ps, table=_table(ps))
+    from kpca_ref.variants import module
+
+    items = "_CHECK_ITEMS = (\n" + "".join(f"    {i!r},\n" for i in module(ps).ITEMS) + ")"
+    return _HEAD.format(course=course_id, ps=ps, table=_table(ps),
+                        extras=f"{ROSTER_PART}\n\n\n{items}\n\n\n{CHECK_PART}")

@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from kit.judge.secret import salt_words
+from kit.secret import salt_words
 from kpca_ref.grading import cases
 from tests.grading.test_float32 import _failed_groups
 from tests.support.nbgrading import read_source, solution_text

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from kit.course import ASSIGNMENTS
-from kit.judge.secret import salt_words
+from kit.secret import salt_words
 from kpca_ref.grading import cases
 from tests.grading.test_float32 import _failed_groups
 from tests.support.handin_functions import handin_functions, handins

@@ -1,7 +1,7 @@
 """Hidden inputs drawn per student (salted by the grader's secret) grade as the fixed ones do.
 
 Under the autograder every submission's cases come from generators salted with words of
-HMAC(secret, problem set, student) (kit.judge.secret). For several salts: the reference, the
+HMAC(secret, problem set, student) (kit.secret). For several salts: the reference, the
 correct-but-different implementations and the float32 ones earn everything, every classic
 mistake still loses points, and the inputs really differ from the fixed ones.
 """
@@ -12,7 +12,7 @@ import pickle
 
 import pytest
 
-from kit.judge.secret import salt_words
+from kit.secret import salt_words
 from kpca_ref.grading import cases
 from tests.grading.alternatives import ALTERNATIVES
 from tests.grading.conftest import reference

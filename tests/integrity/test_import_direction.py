@@ -30,17 +30,23 @@ LAYERS: list[tuple[str, ...]] = [
     ("kpca_probe",),  # runs the hidden tests in the kernel (falls back to kpca_ref.grading)
     # where a course lives, how nbgrader is driven for it; student text made inert on a terminal
     ("kit.course", "kit.inert"),
+    # the grader's secret that salts each student's hidden inputs (kept in the course
+    # directory); the roster's salted hashes that a release may carry
+    ("kit.secret", "kit.roster"),
     # stages that need only the course (and the reference): release is step 1
     # (kit.feedback_labels, the feedback page's cell labels, stands beside the handback: it
     # carries the feedback template's folder, kit/templates/, with it)
-    ("kit.release", "kit.intake", "kit.judge", "kit.html", "kit.handback", "kit.feedback_labels"),
+    # (kit.checks, the hub service that checks exact answers before the deadline, needs only
+    # the course and the reference too)
+    ("kit.release", "kit.intake", "kit.judge", "kit.html", "kit.handback", "kit.feedback_labels",
+     "kit.checks"),
     ("kit.sandbox",),  # runs a notebook; asks the judge what the test cells call
     ("kit.engines",),  # grading jobs: intake checks, sandboxed run, feedback page
     ("kit.gradebook",),  # export, hand grades, the move to PostgreSQL
     ("kit.report",),  # the class report, from outcomes and the gradebook
     # the commands a TA types, and the pointers of renamed ones
-    ("kit.autograde", "kit.variants", "kit.collect", "kit.gradebook_move", "kit.secret",
-     "kit.kernelenv", "kit.kernelspec"),
+    ("kit.autograde", "kit.variants", "kit.collect", "kit.gradebook_move",
+     "kit.kernelenv", "kit.kernelspec", "kit.hub", "kit.hub_config"),
     ("kit.demo",),  # the main job: release, lay the demo class, autograde, report
     ("kit$",),  # kit/__init__.py, the map of the stages (a name ending in $: that module only)
 ]

@@ -82,7 +82,7 @@ def test_a_workers_course_copy_never_holds_the_grading_secret(released_ps1, tmp_
     import tempfile
 
     from kit.engines import dask_worker as remote
-    from kit.judge.secret import course_secret, salt_words
+    from kit.secret import course_secret, salt_words
     from tests.pipeline.conftest import PS
 
     course = released_ps1(tmp_path / "course")

@@ -1,0 +1,123 @@
+"""What the check service allows: which items, how many checks each, from the course config.
+
+The instructor sets it in the course's ``nbgrader_config.py`` (read again when the file
+changes, no restart needed)::
+
+    c.KpcaCheck.attempts = 3                          # checks per student and item
+    c.KpcaCheck.limits = {"ps3_mercer": 0,            # a problem set (0: off) ...
+                          "ps1_lift_point": 5}        # ... or one item
+    c.KpcaCheck.closed = ["ps6_kernel_regression"]    # checks off (an exam)
+
+An item's limit is its own entry in ``limits``, else its problem set's, else the default:
+``attempts``, but never more than a tenth of the number of different answers the item can
+have (the product of its families' candidate counts, :mod:`kpca_ref.variants`), so that
+guessing through a small domain is worth at most 10% of it; a yes/no item gets 0 (one
+check would give it away) and cannot be checked unless ``limits`` names it.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import os
+from pathlib import Path
+
+from traitlets import Bool, Dict, Float, Int, List, Unicode
+from traitlets.config import Configurable
+
+__all__ = ["KpcaCheck", "Policy", "item_problem_set"]
+
+
+class KpcaCheck(Configurable):
+    """The check service's settings (``c.KpcaCheck.*`` in nbgrader_config.py)."""
+
+    enabled = Bool(True, help="Answer checks at all (False: every check is refused).").tag(
+        config=True)
+    attempts = Int(3, help="Checks per student and exact item (before the small-domain "
+                           "cap, see kit/checks/policy.py).").tag(config=True)
+    limits = Dict(help="{item or problem set: checks}; 0 turns it off.").tag(config=True)
+    closed = List(Unicode(), help="Problem sets whose checks are off (an exam).").tag(
+        config=True)
+    db_url = Unicode("", help="SQLAlchemy URL of the attempts table; empty: the course's "
+                              "gradebook (CourseDirectory.db_url).").tag(config=True)
+    judge_seconds = Float(5.0, help="Longest a judgement may take.").tag(config=True)
+    workers = Int(2, help="Judging processes.").tag(config=True)
+    per_minute = Int(30, help="Requests one student may make per minute.").tag(config=True)
+
+
+def item_problem_set(item: str) -> str | None:
+    """The problem set of the exact item ``item``, or None when there is no such item."""
+    from kpca_ref import variants
+
+    if not isinstance(item, str) or len(item) > 100:
+        return None
+    try:
+        ps = variants.problem_set_of(item)
+        return ps if item in variants.module(ps).ITEMS else None
+    except (KeyError, ValueError, ModuleNotFoundError):
+        return None
+
+
+@functools.cache
+def default_limit(item: str, attempts: int) -> int:
+    """``attempts`` capped at a tenth of the item's answer domain; 0 for a yes/no item."""
+    from kpca_ref import variants
+
+    ps = item_problem_set(item)
+    value = variants.variant(ps, "\x1fdomain-probe").answers[item]
+    if isinstance(value, bool) or getattr(value, "is_Boolean", False):
+        return 0
+    fams = variants.families(ps)
+    domain = math.prod(len(fams[f]) for f in variants.module(ps).ITEMS[item])
+    return max(0, min(attempts, domain // 10))
+
+
+class Policy:
+    """The settings of a course directory, re-read when its nbgrader_config.py changes."""
+
+    def __init__(self, root: Path, overrides: dict | None = None):
+        self.root, self.overrides = Path(root), overrides or {}
+        self._stamp, self._settings, self._db_url = None, None, ""
+
+    @property
+    def settings(self) -> KpcaCheck:
+        path = self.root / "nbgrader_config.py"
+        stamp = path.stat().st_mtime_ns if path.exists() else None
+        if self._settings is None or stamp != self._stamp:
+            from traitlets.config import Config
+            from traitlets.config.loader import PyFileConfigLoader
+
+            config = (PyFileConfigLoader(path.name, path=str(self.root)).load_config()
+                      if path.exists() else Config())
+            for key, value in self.overrides.items():
+                setattr(config.KpcaCheck, key, value)
+            self._settings, self._stamp = KpcaCheck(config=config), stamp
+            course_db = config.CourseDirectory.get("db_url") if "CourseDirectory" in config else None
+            self._db_url = (self._settings.db_url or os.environ.get("KPCA_DB_URL")
+                            or (course_db if isinstance(course_db, str) else "")
+                            or f"sqlite:///{self.root / 'gradebook.db'}")
+        return self._settings
+
+    @property
+    def db_url(self) -> str:
+        self.settings  # noqa: B018 - (re)loads
+        return self._db_url
+
+    def limit(self, item: str) -> tuple[int, str]:
+        """``(checks allowed, why none)`` for ``item`` (a known item)."""
+        s = self.settings
+        ps = item_problem_set(item)
+        if not s.enabled:
+            return 0, "checks are turned off for this course"
+        if ps in s.closed:
+            return 0, f"checks are closed for {ps} (your instructor turned them off)"
+        if item in s.limits:
+            limit = int(s.limits[item])
+        elif ps in s.limits:
+            limit = int(s.limits[ps])
+        else:
+            limit = default_limit(item, s.attempts)
+            if limit == 0:
+                return 0, (f"{item} cannot be checked: its answer has so few possible values "
+                           "that a check would give it away")
+        return max(limit, 0), f"checks are turned off for {item}"

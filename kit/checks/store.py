@@ -1,0 +1,140 @@
+"""The attempts table (``kpca_check_attempts``) in the course database.
+
+One row per judged check: student, item, problem set, time (UTC), verdict (``right``,
+``wrong``, ``mistake`` with its diagnosis ``code``, ``form`` for an answer that is not
+exact or has the wrong shape, ``timeout``), and ``slot``: the attempt's number, or NULL
+for a check that did not count. A unique constraint on (student, item, slot) is what makes
+the limit hold: a check first *reserves* the next slot, and of two requests that read the
+same count only one can insert it, whether they come from one service process or several
+(sqlite or PostgreSQL alike). The other retries and finds the limit reached.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import statistics
+from collections import Counter, defaultdict
+
+from sqlalchemy import (
+    Column,
+    DateTime,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    UniqueConstraint,
+    create_engine,
+    func,
+    select,
+    update,
+)
+from sqlalchemy.exc import IntegrityError, OperationalError
+
+__all__ = ["ATTEMPTS", "COUNTED", "Store", "summary"]
+
+_META = MetaData()
+ATTEMPTS = Table(
+    "kpca_check_attempts", _META,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("student", String(255), nullable=False, index=True),
+    Column("item", String(100), nullable=False),
+    Column("problem_set", String(100), nullable=False),
+    Column("slot", Integer, nullable=True),
+    Column("at", DateTime, nullable=False),
+    Column("verdict", String(20), nullable=False),
+    Column("code", String(60), nullable=True),
+    UniqueConstraint("student", "item", "slot", name="kpca_check_one_slot"),
+)
+#: verdicts that use up an attempt
+COUNTED = ("right", "wrong", "mistake")
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+
+
+class Store:
+    """The attempts table of the database at ``url`` (created when missing)."""
+
+    def __init__(self, url: str):
+        args = {"timeout": 15} if url.startswith("sqlite") else {}
+        self.engine = create_engine(url, connect_args=args)
+        _META.create_all(self.engine, tables=[ATTEMPTS])
+        with self.engine.begin() as conn:  # checks cut off by a restart do not count
+            conn.execute(update(ATTEMPTS).where(ATTEMPTS.c.verdict == "pending")
+                         .values(verdict="lost", slot=None))
+
+    def used(self, student: str, item: str) -> int:
+        with self.engine.connect() as conn:
+            return conn.execute(select(func.count(ATTEMPTS.c.slot)).where(
+                ATTEMPTS.c.student == student, ATTEMPTS.c.item == item)).scalar_one()
+
+    def reserve(self, student: str, item: str, ps: str, limit: int) -> tuple[int | None, int]:
+        """``(row id, attempts used with it)``, or ``(None, used)`` when the limit is reached."""
+        used = 0
+        for _ in range(50):
+            try:
+                with self.engine.begin() as conn:
+                    used, top = conn.execute(select(
+                        func.count(ATTEMPTS.c.slot), func.max(ATTEMPTS.c.slot)).where(
+                        ATTEMPTS.c.student == student, ATTEMPTS.c.item == item)).one()
+                    if used >= limit:
+                        return None, used
+                    row = conn.execute(ATTEMPTS.insert().values(
+                        student=student, item=item, problem_set=ps, slot=(top or 0) + 1,
+                        at=_now(), verdict="pending"))
+                    return row.inserted_primary_key[0], used + 1
+            except (IntegrityError, OperationalError):  # another request took that slot
+                continue
+        return None, used
+
+    def finish(self, row: int, verdict: str, code: str | None = None) -> None:
+        """Record the verdict; a check that does not count gives its slot back."""
+        values = {"verdict": verdict, "code": code}
+        if verdict not in COUNTED:
+            values["slot"] = None
+        with self.engine.begin() as conn:
+            conn.execute(update(ATTEMPTS).where(ATTEMPTS.c.id == row).values(**values))
+
+    def note(self, student: str, item: str, ps: str, verdict: str) -> None:
+        """Record a check that was judged without using an attempt (not exact, ...)."""
+        with self.engine.begin() as conn:
+            conn.execute(ATTEMPTS.insert().values(student=student, item=item, problem_set=ps,
+                                                  slot=None, at=_now(), verdict=verdict))
+
+
+def summary(url: str, submitted: dict | None = None) -> dict[str, dict]:
+    """Per item: students who checked, attempts before right, named mistakes before hand-in.
+
+    ``submitted`` maps ``(student, problem set)`` to the hand-in time (naive UTC); checks
+    after it are left out of the mistakes. Returns ``{}`` when the table does not exist.
+    """
+    from sqlalchemy import inspect
+
+    engine = create_engine(url)
+    try:
+        if not inspect(engine).has_table(ATTEMPTS.name):
+            return {}
+        with engine.connect() as conn:
+            rows = conn.execute(select(ATTEMPTS).where(ATTEMPTS.c.verdict.in_(COUNTED))
+                                .order_by(ATTEMPTS.c.at, ATTEMPTS.c.id)).all()
+    finally:
+        engine.dispose()
+    by_item: dict = defaultdict(lambda: defaultdict(list))
+    for r in rows:
+        by_item[r.item][r.student].append(r)
+    found = {}
+    for item, students in sorted(by_item.items()):
+        before_right, mistakes = [], Counter()
+        for student, tries in students.items():
+            firsts = [i for i, r in enumerate(tries) if r.verdict == "right"]
+            if firsts:
+                before_right.append(firsts[0])
+            until = (submitted or {}).get((student, tries[0].problem_set))
+            mistakes.update(r.code for r in tries
+                            if r.verdict == "mistake" and (until is None or r.at <= until))
+        found[item] = {"students": len(students), "right": len(before_right),
+                       "attempts_before_right": (statistics.median(before_right)
+                                                 if before_right else None),
+                       "mistakes": mistakes.most_common(3)}
+    return found

@@ -1,0 +1,96 @@
+"""JupyterHub configuration of the demo course (``make hub``; loaded by ``jupyterhub -f``).
+
+Read by JupyterHub, not imported: :mod:`kit.hub` sets the environment it reads
+(``KPCA_HUB_*``) and starts ``jupyterhub -f kit/hub_config.py``. What it sets up, after
+nbgrader's documented JupyterHub set-up for one course:
+
+- the hub and its proxy on 127.0.0.1 only (``KPCA_HUB_PORT``, default 8000);
+- a test-only login: every user of the demo class logs in with one password, new each run
+  (``KPCA_HUB_PASSWORD``); only the class's users may log in;
+- the groups ``nbgrader-kernel_pca`` (students) and ``formgrade-kernel_pca`` (TA and
+  instructor); the formgrade group may reach the course's formgrader, a hub-managed Jupyter
+  server (service ``kernel_pca``) running in the course directory;
+- the service ``kpca-check`` (:mod:`kit.checks.service`) with its own token and role; each
+  student's server gets ``KPCA_CHECK_URL`` (the service through the proxy);
+- each user's Jupyter server as a local process in ``<hub dir>/home/<user>`` (one OS user
+  for the whole demo: a real deployment uses a spawner that separates users, README).
+"""
+
+import os
+import sys
+from pathlib import Path
+
+c = get_config()  # noqa: F821 - JupyterHub injects get_config
+
+HUB = Path(os.environ["KPCA_HUB_DIR"])
+COURSE = Path(os.environ["KPCA_HUB_COURSE"])
+COURSE_ID = "kernel_pca"
+STUDENTS = os.environ["KPCA_HUB_STUDENTS"].split(",")
+GRADERS = os.environ["KPCA_HUB_GRADERS"].split(",")
+PORT = int(os.environ.get("KPCA_HUB_PORT", "8000"))
+PORTS = [int(p) for p in os.environ["KPCA_HUB_PORTS"].split(",")]  # hub api, proxy api, 2 services
+BIN = Path(sys.executable).parent
+#: Jupyter refuses to run as root without it (containers, CI); never needed as a plain user
+ROOT_ARGS = ["--allow-root"] if os.geteuid() == 0 else []
+
+c.JupyterHub.ip = "127.0.0.1"
+c.JupyterHub.port = PORT
+c.JupyterHub.hub_ip = "127.0.0.1"
+c.JupyterHub.hub_port = PORTS[0]
+c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{PORTS[1]}"
+c.ConfigurableHTTPProxy.command = ["configurable-http-proxy"]  # Debian's, NODE_PATH set
+c.JupyterHub.db_url = f"sqlite:///{HUB / 'jupyterhub.sqlite'}"
+c.JupyterHub.cookie_secret_file = str(HUB / "jupyterhub_cookie_secret")
+c.JupyterHub.pid_file = str(HUB / "jupyterhub.pid")
+
+c.JupyterHub.authenticator_class = "shared-password"  # test-only: one password per run
+c.SharedPasswordAuthenticator.user_password = os.environ["KPCA_HUB_PASSWORD"]
+c.Authenticator.allowed_users = set(STUDENTS + GRADERS)
+
+c.JupyterHub.spawner_class = "simple"  # SimpleLocalProcessSpawner: demo and tests only
+c.SimpleLocalProcessSpawner.home_dir_template = str(HUB / "home" / "{username}")
+c.Spawner.cmd = [str(BIN / "jupyterhub-singleuser")]
+c.Spawner.default_url = "/lab"
+c.Spawner.args = ROOT_ARGS
+c.Spawner.start_timeout = 120  # a loaded machine starts a Jupyter server in 20-40 s
+c.Spawner.http_timeout = 120
+#: Jupyter's own search paths, passed on when set (a hub run from another environment)
+PASSED = {k: os.environ[k] for k in ("JUPYTER_CONFIG_PATH", "JUPYTER_PATH") if k in os.environ}
+c.Spawner.env_keep = ["JUPYTERHUB_SINGLEUSER_APP", "PATH", "LANG", *PASSED]
+c.Spawner.environment = {
+    "KPCA_CHECK_URL": f"http://127.0.0.1:{PORT}/services/kpca-check/",
+    "MPLBACKEND": "module://matplotlib_inline.backend_inline",
+}
+
+c.JupyterHub.load_groups = {
+    f"nbgrader-{COURSE_ID}": {"users": STUDENTS},
+    f"formgrade-{COURSE_ID}": {"users": GRADERS},
+}
+c.JupyterHub.load_roles = [
+    {"name": f"formgrade-{COURSE_ID}", "groups": [f"formgrade-{COURSE_ID}"],
+     "scopes": [f"access:services!service={COURSE_ID}"]},
+    {"name": f"nbgrader-{COURSE_ID}", "groups": [f"nbgrader-{COURSE_ID}"],
+     "scopes": ["access:services!service=kpca-check"]},
+    # the check service resolves tokens through /hub/api/user; it reads names, no more
+    {"name": "kpca-check", "services": ["kpca-check"], "scopes": ["read:users:name"]},
+]
+c.JupyterHub.services = [
+    {   # formgrader for the TA and instructor, in the course directory (nbgrader's set-up)
+        "name": COURSE_ID,
+        "url": f"http://127.0.0.1:{PORTS[2]}",
+        "command": [str(BIN / "jupyterhub-singleuser"), "--ServerApp.root_dir=" + str(COURSE),
+                    *ROOT_ARGS],
+        "cwd": str(COURSE),
+        "environment": {"JUPYTERHUB_DEFAULT_URL": "/lab", **PASSED,
+                        "KPCA_EXCHANGE": os.environ["KPCA_EXCHANGE"],
+                        "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"},
+        "oauth_no_confirm": True,
+    },
+    {   # instant checks of exact answers (kit/checks)
+        "name": "kpca-check",
+        "url": f"http://127.0.0.1:{PORTS[3]}",
+        "command": [sys.executable, "-m", "kit.checks.service"],
+        "environment": {"KPCA_COURSE_DIR": str(COURSE),
+                        "PYTHONPATH": os.environ.get("PYTHONPATH", "")},
+    },
+]
