@@ -83,7 +83,7 @@ def test_a_workers_course_copy_never_holds_the_grading_secret(released_ps1, tmp_
 
     from kit.engines import dask_worker as remote
     from kit.secret import course_secret, salt_words
-    from tests.pipeline.conftest import PS
+    PS = "ps1_circle_lift"  # the released_ps1 fixture's problem set
 
     course = released_ps1(tmp_path / "course")
     secret = course_secret(course.root)

@@ -18,7 +18,8 @@ from kit.course import Course
 from kit.engines.gradebook_bulk import record_many
 from kit.engines.recording import record
 from kit.gradebook import move as gradebook_move
-from tests.pipeline.conftest import PS
+
+PS = "ps1_circle_lift"  # the released_ps1 fixture's problem set (tests/conftest.py)
 from tests.support import postgres
 
 
