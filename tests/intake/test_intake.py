@@ -146,7 +146,7 @@ def _run_unreadable(tmp_path: Path) -> None:
     (folder / "secret").mkdir(parents=True)
     (folder / NB).write_text("{}")
     os.chmod(folder / "secret", 0)
-    code = ("from kit import safefiles\n"
+    code = ("from kit.intake import safefiles\n"
             f"print(safefiles.problems({str(folder)!r}))\n"
             f"try:\n    safefiles.copy_tree({str(folder)!r}, {str(tmp_path / 'copy')!r})\n"
             "except safefiles.UnsafeFiles as exc:\n    print(exc.found)\n")
