@@ -66,8 +66,8 @@ c.GenerateFeedback.preprocessors = [
 ]
 # The feedback page lists each graded cell by its part and point split (the label above),
 # with the course's copy of nbgrader's feedback template; nbgrader's own stays the base of
-# every other page (formgrader sets its own template directories).
-c.HTMLExporter.extra_template_basedirs = [__import__("kit.feedback_labels").feedback_labels.TEMPLATES]
+# every other page, formgrader's included (kit.feedback_labels.template_dirs).
+c.HTMLExporter.extra_template_basedirs = __import__("kit.feedback_labels").feedback_labels.template_dirs()
 c.HTMLExporter.preprocessors = ["kit.html.sanitize.SanitizeStudentContent"]
 
 # `nbgrader export`: the stock CSV columns, then the auto-graded and hand-graded points and

@@ -19,6 +19,18 @@ from traitlets import Bool
 
 #: the course's template directory (its ``feedback`` template), wherever the course directory is
 TEMPLATES = str(Path(__file__).resolve().parent / "templates")
+
+
+def template_dirs() -> list[str]:
+    """``HTMLExporter.extra_template_basedirs`` for every page of the course: the course's
+    folder first (its ``feedback`` template wins), then nbgrader's own, which holds the
+    ``formgrade`` template. The course's config replaces the list nbgrader's formgrader and
+    feedback steps would set, so nbgrader's folder must stay in it: without it formgrader
+    fails to load ("No template sub-directory with name 'formgrade'")."""
+    import nbgrader
+
+    stock = Path(nbgrader.__file__).resolve().parent / "server_extensions" / "formgrader"
+    return [TEMPLATES, str(stock / "templates")]
 PART = re.compile(r"^#{2,3}\s*(Part\s+\d+[^\n]*)", re.MULTILINE)
 CALL = re.compile(r'grade(?:_exact)?\(\s*"[^"]+",\s*([A-Za-z_]\w*),\s*points=([\d.]+)')
 
