@@ -64,5 +64,25 @@ def test_the_courses_feedback_template_shows_the_labels(tmp_path):
 def test_the_course_config_uses_the_template():
     text = (REPO_ROOT / "nbgrader_config.py").read_text(encoding="utf-8")
     assert '"kit.feedback_labels.LabelTestCells",\n    "nbgrader.preprocessors.ClearHiddenTests"' in text
-    assert "feedback_labels.TEMPLATES" in text
+    assert "feedback_labels.template_dirs()" in text
     assert (Path(TEMPLATES) / "feedback" / "index.html.j2").is_file()
+
+
+def test_the_template_folders_keep_formgraders_own():
+    """The course's list replaces the one formgrader sets: its 'formgrade' template must still
+    be found (without it formgrader does not load and every page of it is a 404), and the
+    course's 'feedback' template must come first."""
+    from nbconvert import HTMLExporter
+    from traitlets.config import Config
+
+    from kit.feedback_labels import template_dirs
+
+    for name, first in (("formgrade", False), ("feedback", True)):
+        config = Config()
+        config.HTMLExporter.template_name = name
+        config.HTMLExporter.extra_template_basedirs = template_dirs()
+        exporter = HTMLExporter(config=config)
+        found = exporter.template_paths
+        assert any(Path(p).name == name for p in found), (name, found)
+        if first:
+            assert str(found[0]).startswith(TEMPLATES), found
