@@ -260,7 +260,8 @@ def test_student_fetches_and_reads_her_feedback(hub, student_server, page, seen)
 
     text = page.locator("body").inner_text()
     assert f"{PS} (Score: {seen['score']:.1f} / " in text  # her total, hand grade included
-    assert f"Written response (Score: {HAND_POINTS:.1f} / 2.0)" in text
+    # the written answer's summary line names its part (kit/feedback_labels.py)
+    assert f"written answer, 2 points (Score: {HAND_POINTS:.1f} / 2.0)" in text
     assert f"Comments: {COMMENT}" in " ".join(text.split())
     autograded = nbformat.read(hub.course.notebook("autograded", PS, STUDENT), as_version=4)
     judged = [line for c in autograded.cells if nb_meta(c).get("grade")
