@@ -32,10 +32,16 @@ UNITS = ["`", "``a", "`a", "```\n", "~~~\n", "$", "$$", "$a", "$a\n", "\\(", "\\
          "&a;", "\\", "#", ">", "- ", "|", "\n", "a\n", "javascript:", "\\href{", "(", "{"]
 
 
-def _seconds(fn, arg) -> float:
-    start = time.perf_counter()
-    fn(arg)
-    return time.perf_counter() - start
+def _seconds(fn, arg, repeat: int = 3) -> float:
+    """The fastest of ``repeat`` runs: a run the scheduler pre-empted on a loaded machine (the
+    suite runs two groups on two cores) says nothing about the algorithm, while a quadratic
+    scan is slow on every run."""
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn(arg)
+        best = min(best, time.perf_counter() - start)
+    return best
 
 
 def _fill(unit: str, size: int) -> str:
@@ -51,7 +57,9 @@ def test_the_span_scan_is_linear_on_every_markup_run():
     the time of honest prose of the same size (a scan that searches the rest of the text
     from each unclosed opener takes minutes here)."""
     size = 100_000
-    baseline = _seconds(protected_spans, _honest(size)[:size]) + 0.005
+    # + 50 ms: the scan of 100 kB takes 0.05 s idle and was seen at 0.77 s beside the other
+    # test group; a scan that searches on from each opener takes about a minute here
+    baseline = _seconds(protected_spans, _honest(size)[:size]) + 0.05
     mixed = "".join(UNITS) * (size // len("".join(UNITS)))
     for text in [_fill(unit, size) for unit in UNITS] + [mixed]:
         assert _seconds(protected_spans, text) < 40 * baseline, repr(text[:20])
@@ -114,11 +122,12 @@ def test_the_forbidden_scan_is_bounded_per_notebook():
     from kit.judge.forbidden import IPYTHON_BUDGET
 
     lines = IPYTHON_BUDGET["rewrites"]
-    one = _seconds(forbidden_parts, new_notebook(cells=[new_code_cell("x?\n" * lines)]))
-    python = _seconds(forbidden_parts, new_notebook(cells=[new_code_cell("x = y\n" * 300_000)]))
+    one = _seconds(forbidden_parts, new_notebook(cells=[new_code_cell("x?\n" * lines)]), 1)
+    python = _seconds(forbidden_parts, new_notebook(cells=[new_code_cell("x = y\n" * 300_000)]),
+                      1)
     many = new_notebook(cells=[new_code_cell("x?\n" * 200) for _ in range(200)]
                         + [new_code_cell("x = !y\n" * 300_000)])
-    assert _seconds(forbidden_parts, many) < 3 * (one + python) + 0.5
+    assert _seconds(forbidden_parts, many, 1) < 3 * (one + python) + 0.5
 
 
 def test_the_scan_still_finds_imports_behind_ipython_syntax():
