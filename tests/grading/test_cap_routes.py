@@ -34,20 +34,13 @@ def _notebooks_solution():
 
 
 def cap_quad(m, angle):
-    """Numerical integration of sin^(m-2), as the lesson's third route says."""
-    from scipy.integrate import quad
+    """Numerical integration of sin^(m-2), as the lesson's third route says: the
+    ``quad_route`` hand-in's cell (tests/submissions), run as the notebook would run it."""
+    from tests.submissions.ps0_high_dimensions import QUAD_CAP
 
-    if m < 2 or not 0 <= angle <= 180:
-        raise ValueError(f"need m >= 2 and 0 <= angle <= 180, got {m}, {angle}")
-    if m == 2:
-        return angle / 180
-    if angle > 90:
-        return 1 - cap_quad(m, 180 - angle)
-
-    def density(t):
-        return math.sin(t) ** (m - 2)
-
-    return quad(density, 0, math.radians(angle))[0] / quad(density, 0, math.pi)[0]
+    scope = {"np": np, "math": math}
+    exec(QUAD_CAP, scope)  # noqa: S102 - the kit's own hand-in
+    return scope["cap_fraction"](m, angle)
 
 
 def cap_reduction_in_floats(m, angle):
