@@ -100,6 +100,13 @@ c.Autograde.autograde_preprocessors = [
 # and, where a classic mistake explains it, the mistake; set this to True to also show the
 # expected value (off: feedback then cannot be passed around as an answer key).
 c.JudgeHiddenTests.show_expected = False
+# Whose numbers a notebook shows. On the course's JupyterHub they are always the login's (a
+# typed STUDENT_ID is ignored, with a warning), so a hub course sets this to True and grading
+# does the same: a typed id that differs costs nothing there. False (an LMS course, and the
+# demo): the typed id draws the numbers, and exact answers drawn for another id than the
+# submission's earn nothing, with a line naming both ids (kit/judge/identity.py).
+# `make hub` sets it in its copy of the course.
+c.WriteCases.numbers_from_login = False
 
 # Stock sanitizing steps; only the metadata check is swapped for one that validates the same
 # metadata with the same schema and errors, but checks the schema once (kit/intake/metadata.py).

@@ -59,6 +59,9 @@ def prepare(folder: Path, assignments=ASSIGNMENTS, port: int = 8000) -> dict:
 
     folder = Path(folder).resolve()
     course = copy_course(folder / "course", assignments)
+    with open(course.root / "nbgrader_config.py", "a") as config:  # a hub course (README)
+        config.write("\n# kit.hub: this course runs on JupyterHub\n"
+                     "c.WriteCases.numbers_from_login = True\n")
     exchange = folder / "exchange"
     exchange.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "KPCA_EXCHANGE": str(exchange),

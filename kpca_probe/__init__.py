@@ -135,13 +135,15 @@ def grade_exact(name: str, student_value, points: float) -> float:
         value = encode(student_value)
     except Exception as exc:  # noqa: BLE001
         value = {"u": type(exc).__name__}
-    _emit({"kind": "grade_exact", "name": name, "value": value, "ids": _ids_in_use()})
+    _emit({"kind": "grade_exact", "name": name, "value": value, "ids": _ids_in_use(),
+           "drawn": _ids_in_use(typed=False)})
     return 0.0
 
 
-def _ids_in_use() -> list[str]:
+def _ids_in_use(typed: bool = True) -> list[str]:
     """The ids the notebook's numbers may have been drawn for, as the kernel has them now:
-    ``STUDENT_ID`` and ``VARIANT_ID`` (whatever code set them) and ``KPCA_STUDENT_ID``
+    ``STUDENT_ID`` (left out when ``typed`` is false: a course whose numbers come from the
+    login ignores it) and ``VARIANT_ID`` (whatever code set them) and ``KPCA_STUDENT_ID``
     (the grader sets it to the submission's student; a cell may have changed it)."""
     try:
         from IPython import get_ipython
@@ -149,7 +151,7 @@ def _ids_in_use() -> list[str]:
         namespace = get_ipython().user_ns
     except (ImportError, AttributeError):  # pragma: no cover - always in a kernel
         namespace = {}
-    found = [namespace.get("STUDENT_ID"), namespace.get("VARIANT_ID"),
+    found = [namespace.get("STUDENT_ID") if typed else None, namespace.get("VARIANT_ID"),
              os.environ.get("KPCA_STUDENT_ID")]
     return [v.strip()[:200] for v in found if isinstance(v, str) and v.strip()]
 

@@ -6,6 +6,11 @@ the notebook's ``STUDENT_ID`` cell so that the notebook shows their numbers; whe
 notebook used another id, the exact items score 0 with a line that says so (diagnosis
 ``wrong_student_id``), and the class report lists the submission for the TA.
 
+On a course whose numbers come from the login (``c.WriteCases.numbers_from_login``, a
+JupyterHub course), a typed ``STUDENT_ID`` is ignored while the student works (the numbers
+cell says so) and while grading alike, so only the ids the numbers were actually drawn
+from count (:func:`kernel_ids` with ``key="drawn"``).
+
 Which ids the notebook used is read from what its kernel had when the hidden tests ran
 (:func:`kernel_ids`: ``STUDENT_ID``, ``VARIANT_ID`` and ``KPCA_STUDENT_ID`` as the probe
 found them, however code set them: ``"ali" + "ce"``, ``.strip()``, an f-string, an
@@ -84,10 +89,11 @@ def typed_ids(nb) -> set[str]:
     return found
 
 
-def kernel_ids(nb) -> set[str]:
+def kernel_ids(nb, key: str = "ids") -> set[str]:
     """The ids the kernel had (``STUDENT_ID``, ``VARIANT_ID``, ``KPCA_STUDENT_ID``) when the
     hidden tests took the notebook's exact answers, as the probe reported them
-    (:func:`kpca_probe._ids_in_use`) in the test cells' outputs."""
+    (:func:`kpca_probe._ids_in_use`) in the test cells' outputs; with ``key="drawn"``,
+    ``VARIANT_ID`` and ``KPCA_STUDENT_ID`` only (a login-bound course ignores the typed id)."""
     from kit.judge.cells import is_test_cell
     from kit.judge.plan import payloads
 
@@ -96,7 +102,7 @@ def kernel_ids(nb) -> set[str]:
         if not is_test_cell(cell):
             continue
         for (kind, _), payload in payloads(cell).items():
-            ids = payload.get("ids") if kind == "grade_exact" else None
+            ids = payload.get(key) if kind == "grade_exact" else None
             if isinstance(ids, list):
                 found.update(i.strip()[:200] for i in ids[:3] if isinstance(i, str))
     return found

@@ -58,6 +58,8 @@ def case_inputs(names) -> dict:
 
 #: environment variable naming the submission's student for the notebook's numbers cell
 STUDENT_VAR = "KPCA_STUDENT_ID"
+#: set to "1" for the numbers cell when the course's numbers come from the login
+LOGIN_VAR = "KPCA_NUMBERS_FROM_LOGIN"
 _SAVED_STUDENT_VAR: list = []
 
 
@@ -95,6 +97,15 @@ class WriteCases(NbGraderPreprocessor):
     ``STUDENT_ID`` is empty. :class:`JudgeHiddenTests` puts the cells' code back.
     """
 
+    numbers_from_login = Bool(
+        False,
+        help="The course runs on JupyterHub, where each notebook's numbers are those of the "
+             "login and a typed STUDENT_ID is ignored (with a warning). Grading then does the "
+             "same: the numbers are the submission's student's whatever STUDENT_ID says. Off "
+             "(an LMS course): the typed id draws the numbers, and exact answers drawn for "
+             "another id than the submission's earn nothing, with a line that says so.",
+    ).tag(config=True)
+
     def preprocess(self, nb, resources):
         import pickle
 
@@ -120,21 +131,28 @@ class WriteCases(NbGraderPreprocessor):
         with open(_case_path(resources), "wb") as fh:
             pickle.dump({"cases": inputs, "plan": plan}, fh)
         student = _student(resources)
+        resources[_LOGIN_KEY] = bool(self.numbers_from_login)
         if student is not None:
-            _SAVED_STUDENT_VAR.append(os.environ.get(STUDENT_VAR))
+            _SAVED_STUDENT_VAR.append((os.environ.get(STUDENT_VAR), os.environ.get(LOGIN_VAR)))
             os.environ[STUDENT_VAR] = student
+            if self.numbers_from_login:
+                os.environ[LOGIN_VAR] = "1"
+            else:
+                os.environ.pop(LOGIN_VAR, None)
         return nb, resources
 
 
 #: keys of what WriteCases leaves for JudgeHiddenTests in nbgrader's resources
-_ORIGINALS, _SALT_KEY = "kpca_hidden_sources", "kpca_case_salt"
+_ORIGINALS, _SALT_KEY, _LOGIN_KEY = "kpca_hidden_sources", "kpca_case_salt", "kpca_login"
 
 
 class JudgeHiddenTests(NbGraderPreprocessor):
     """After ``Execute``: score every auto-graded test cell outside the kernel.
 
     Exact answers are judged against the numbers of the submission's nbgrader student id
-    (``submitted/<student>/``), never an id typed into the notebook.
+    (``submitted/<student>/``), never an id typed into the notebook. Whether a typed id
+    that differs costs the exact points depends on ``WriteCases.numbers_from_login``
+    (:mod:`kit.judge.identity`).
     """
 
     show_expected = Bool(
@@ -149,15 +167,17 @@ class JudgeHiddenTests(NbGraderPreprocessor):
         except OSError:
             pass
         if _SAVED_STUDENT_VAR:  # what the grading process had before WriteCases set it
-            before = _SAVED_STUDENT_VAR.pop()
-            if before is None:
-                os.environ.pop(STUDENT_VAR, None)
-            else:
-                os.environ[STUDENT_VAR] = before
+            for name, before in zip((STUDENT_VAR, LOGIN_VAR), _SAVED_STUDENT_VAR.pop()):
+                if before is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = before
         for index, source in resources.pop(_ORIGINALS, {}).items():
             nb.cells[index].source = source  # the instructor's cell, hidden tests and all
         student = _student(resources)
-        who = Identity(student, typed_ids(nb) | kernel_ids(nb)) if student is not None else None
+        used = (kernel_ids(nb, "drawn") if resources.pop(_LOGIN_KEY, False)
+                else typed_ids(nb) | kernel_ids(nb))
+        who = Identity(student, used) if student is not None else None
         zeroed = forbidden_parts(nb)
         from kpca_ref.grading import cases
 

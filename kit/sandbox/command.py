@@ -42,6 +42,7 @@ LIMITS = {
 PASS_ENV = ("LANG", "LC_ALL", "MPLBACKEND", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
             "MKL_NUM_THREADS", "PYTHONHASHSEED",
             "KPCA_STUDENT_ID",  # the submission's student, for the notebook's numbers cell
+            "KPCA_NUMBERS_FROM_LOGIN",  # "1": that student's numbers, whatever STUDENT_ID says
             # what nbgrader documents for every graded kernel ("autograde" / "validate")
             "NBGRADER_EXECUTION", "NBGRADER_VALIDATING")
 PASS_ENV_PREFIX = "KPCA_PROBE_"  # for the judge's case file

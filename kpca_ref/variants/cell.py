@@ -10,7 +10,9 @@
   ``Your numbers (variant for '<id>')`` and defines ``N`` and ``VARIANT_ID``.
 
 Which id the cell uses: on a JupyterHub (``JUPYTERHUB_USER`` set, ``KPCA_STUDENT_ID`` not),
-the hub login, always: a typed ``STUDENT_ID`` that differs is ignored with a warning.
+the hub login, always: a typed ``STUDENT_ID`` that differs is ignored with a warning. Grading
+a hub course does the same with the submission's student (``KPCA_STUDENT_ID`` with
+``KPCA_NUMBERS_FROM_LOGIN=1``, set by the grader when ``c.WriteCases.numbers_from_login``).
 Elsewhere ``STUDENT_ID`` when typed (checked against the course roster when the release
 carries one, :mod:`kpca_ref.variants.cell_extras`); else ``KPCA_STUDENT_ID`` (set by the
 grader to the submission's nbgrader student id, and by instructors to try an id). With none,
@@ -77,17 +79,18 @@ def your_numbers(student_id):
 
 def _whose_numbers():
     typed = STUDENT_ID.strip() if isinstance(STUDENT_ID, str) else ""
-    hub = _os.environ.get("JUPYTERHUB_USER", "").strip()
-    if hub and not _os.environ.get("KPCA_STUDENT_ID"):  # on the hub: the login, always
-        if typed and typed != hub:
+    given = _os.environ.get("KPCA_STUDENT_ID", "").strip()
+    login = _os.environ.get("JUPYTERHUB_USER", "").strip() if not given else (
+        given if _os.environ.get("KPCA_NUMBERS_FROM_LOGIN") == "1" else "")
+    if login:  # on the hub, and when grading a hub course: the login, always
+        if typed and typed != login:
             print(f"WARNING: STUDENT_ID = {{typed!r}} is ignored: on the course's JupyterHub "
-                  f"your numbers are those of your login, {{hub!r}}.", file=_sys.stderr)
-        return hub
+                  f"your numbers are those of your login, {{login!r}}.", file=_sys.stderr)
+        return login
     if typed:
-        return typed if _os.environ.get("KPCA_STUDENT_ID") else _on_roster(typed)
-    given = _os.environ.get("KPCA_STUDENT_ID", "")
-    if given.strip():
-        return given.strip()
+        return typed if given else _on_roster(typed)
+    if given:
+        return given
     raise RuntimeError(
         "No course id: type yours in the cell above, e.g. STUDENT_ID = \\"ada_lee\\", and run "
         "both cells again. Your exact questions use numbers drawn from it."

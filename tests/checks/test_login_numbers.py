@@ -16,7 +16,7 @@ PS = "ps1_circle_lift"
 
 
 def run_cell(source: str, typed: str, monkeypatch, env: dict) -> dict:
-    for key in ("JUPYTERHUB_USER", "KPCA_STUDENT_ID"):
+    for key in ("JUPYTERHUB_USER", "KPCA_STUDENT_ID", "KPCA_NUMBERS_FROM_LOGIN"):
         monkeypatch.delenv(key, raising=False)
     for key, value in env.items():
         monkeypatch.setenv(key, value)
@@ -48,6 +48,19 @@ def test_the_grader_still_runs_the_typed_id_it_detects(monkeypatch):
     scope = run_cell(numbers_cell(PS), "", monkeypatch,
                      {"JUPYTERHUB_USER": "ta_tom", "KPCA_STUDENT_ID": "bob"})
     assert scope["VARIANT_ID"] == "bob"
+
+
+def test_grading_a_hub_course_keeps_the_login_as_the_hub_did(monkeypatch, capsys):
+    # c.WriteCases.numbers_from_login: the grader adds KPCA_NUMBERS_FROM_LOGIN=1
+    graded = {"KPCA_STUDENT_ID": "bob", "KPCA_NUMBERS_FROM_LOGIN": "1"}
+    for typed in ("ada", "", "bob"):
+        scope = run_cell(numbers_cell(PS), typed, monkeypatch, graded)
+        assert scope["VARIANT_ID"] == "bob"
+        assert vars(scope["N"]) == vars(variants.numbers(PS, "bob"))
+    assert capsys.readouterr().err.count("STUDENT_ID = 'ada' is ignored") == 1
+    # any other value of the variable is not the switch
+    assert run_cell(numbers_cell(PS), "ada", monkeypatch,
+                    {**graded, "KPCA_NUMBERS_FROM_LOGIN": "yes"})["VARIANT_ID"] == "ada"
 
 
 def released_cell_with(line: str) -> str:
