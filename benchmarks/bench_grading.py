@@ -7,6 +7,9 @@ course, in the same run of this script:
 - stock: ``nbgrader autograde <ps>`` once per problem set, one after another;
 - kit:   ``kit.autograde.grade_class``, one grading process per core and one more.
 
+The floor (:mod:`floor`): the CPU of each problem set's cells alone, run once in a warm
+interpreter; the kit's CPU per notebook is printed against it (goal: within 1.5x).
+
 ``--figures compare`` measures what keeping the figures costs instead: no stock run, the
 kit's grading twice, with Agg (no figure kept) and with the inline backend (every figure a
 PNG output, the default), and the extra CPU per notebook. CPU is counted twice: the whole
@@ -39,6 +42,9 @@ from kit.autograde import grade_class
 from kit.course import ASSIGNMENTS, copy_course
 from kit.intake.submitted import build_submission, lay
 from kit.release import release
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from floor import floor_seconds
 
 
 def cpu_seconds() -> float:
@@ -171,6 +177,18 @@ def main() -> int:
           f"{kit / notebooks:.2f} s per notebook (<= 1.5: {'met' if kit / notebooks <= 1.5 else 'MISSED'})")
     if failed:
         print(f"{len(failed)} submissions were not graded: {failed[:3]}")
+    floors = {a: floor_seconds(course.notebook("submitted", a, students[0]), students[0])
+              for a in ASSIGNMENTS}
+    floor = sum(floors.values()) / len(floors)
+    print("floor, CPU s of the cells alone in a warm interpreter: "
+          + ", ".join(f"{a.split('_')[0]} {f:.2f}" for a, f in floors.items())
+          + f"; mean {floor:.2f} per notebook")
+    for name, cpu in (("stock", stock_cpu), ("kit", kit_cpu)):
+        print(f"  {name}: {cpu / notebooks:.2f} CPU s per notebook = "
+              f"{cpu / notebooks / floor:.2f}x the floor")
+    ratio = kit_cpu / notebooks / floor
+    print(f"goal: the kit within 1.5x the floor: {ratio:.2f}x "
+          f"({'met' if ratio <= 1.5 else 'MISSED'})")
     if args.keep is None:
         shutil.rmtree(root, ignore_errors=True)
     return 1 if failed else 0

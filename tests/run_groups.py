@@ -36,7 +36,9 @@ CHECK_ONLY = "tests/check"
 
 def commands(extra: list[str], tmp: Path) -> dict[str, list[str]]:
     """The two pytest command lines, ``{group: argv}``."""
-    base = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *extra]
+    # the slowest tests of each group are listed at its end: where the suite's time goes
+    base = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--durations=15",
+            *extra]
     ignore = [f"--ignore={p}" for p in [*GRADING, CHECK_ONLY] if p.startswith("tests/")]
     return {
         "grading": [*base, f"--basetemp={tmp / 'grading'}", *GRADING],
