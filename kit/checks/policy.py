@@ -9,16 +9,16 @@ changes, no restart needed)::
     c.KpcaCheck.closed = ["ps6_kernel_regression"]    # checks off (an exam)
 
 An item's limit is its own entry in ``limits``, else its problem set's, else the default:
-``attempts``, but never more than a tenth of the number of different answers the item can
-have (the product of its families' candidate counts, :mod:`kpca_ref.variants`), so that
-guessing through a small domain is worth at most 10% of it; a yes/no item gets 0 (one
-check would give it away) and cannot be checked unless ``limits`` names it.
+``attempts``, but never so many that checking the item's commonest values would be right
+for more than a tenth of the students (:mod:`kit.checks.guessing`), so that guessing
+through a small domain is worth little; an item whose commonest value alone is that common,
+and a yes/no item (one check would give it away), get 0 and cannot be checked unless
+``limits`` names them.
 """
 
 from __future__ import annotations
 
 import functools
-import math
 import os
 from pathlib import Path
 
@@ -60,16 +60,16 @@ def item_problem_set(item: str) -> str | None:
 
 @functools.cache
 def default_limit(item: str, attempts: int) -> int:
-    """``attempts`` capped at a tenth of the item's answer domain; 0 for a yes/no item."""
+    """``attempts``, or fewer where guessing the commonest values would pay
+    (:func:`kit.checks.guessing.guess_limit`); 0 for a yes/no item."""
+    from kit.checks.guessing import guess_limit
     from kpca_ref import variants
 
     ps = item_problem_set(item)
     value = variants.variant(ps, "\x1fdomain-probe").answers[item]
     if isinstance(value, bool) or getattr(value, "is_Boolean", False):
         return 0
-    fams = variants.families(ps)
-    domain = math.prod(len(fams[f]) for f in variants.module(ps).ITEMS[item])
-    return max(0, min(attempts, domain // 10))
+    return guess_limit(item, attempts)
 
 
 class Policy:
@@ -118,6 +118,6 @@ class Policy:
         else:
             limit = default_limit(item, s.attempts)
             if limit == 0:
-                return 0, (f"{item} cannot be checked: its answer has so few possible values "
-                           "that a check would give it away")
+                return 0, (f"{item} cannot be checked: so many students share each of its "
+                           "few possible answers that a check would give it away")
         return max(limit, 0), f"checks are turned off for {item}"
