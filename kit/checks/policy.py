@@ -7,6 +7,7 @@ changes, no restart needed)::
     c.KpcaCheck.limits = {"ps3_mercer": 0,            # a problem set (0: off) ...
                           "ps1_lift_point": 5}        # ... or one item
     c.KpcaCheck.closed = ["ps6_kernel_regression"]    # checks off (an exam)
+    c.KpcaCheck.wrong_check_cost = 0.25               # a wrong check costs 1/4 of the item
 
 An item's limit is its own entry in ``limits``, else its problem set's, else the default:
 ``attempts``, but never so many that checking the item's commonest values would be right
@@ -43,6 +44,12 @@ class KpcaCheck(Configurable):
     judge_seconds = Float(5.0, help="Longest a judgement may take.").tag(config=True)
     workers = Int(2, help="Judging processes.").tag(config=True)
     per_minute = Int(30, help="Requests one student may make per minute.").tag(config=True)
+    wrong_check_cost = Float(
+        0.0, min=0.0, max=1.0,
+        help="Share of an exact item's points a right answer loses per wrong check made "
+             "before it was checked right and before hand-in (0, the default: checks cost "
+             "nothing). Applied when grading (kit/judge/score.py), never below 0.",
+    ).tag(config=True)
 
 
 def item_problem_set(item: str) -> str | None:

@@ -30,7 +30,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import IntegrityError, OperationalError
 
-__all__ = ["ATTEMPTS", "COUNTED", "Store", "summary"]
+__all__ = ["ATTEMPTS", "COUNTED", "Store", "summary", "wrong_checks"]
 
 _META = MetaData()
 ATTEMPTS = Table(
@@ -138,3 +138,34 @@ def summary(url: str, submitted: dict | None = None) -> dict[str, dict]:
                                                  if before_right else None),
                        "mistakes": mistakes.most_common(3)}
     return found
+
+
+def wrong_checks(url: str, student: str, ps: str, until: dt.datetime | None = None
+                 ) -> dict[str, int]:
+    """``{item: wrong checks}`` of ``student`` in problem set ``ps``: the counted checks that
+    were not right, made before the first right one and (when given) before ``until``, the
+    hand-in time (naive UTC). Empty when the table does not exist."""
+    from sqlalchemy import inspect
+
+    engine = create_engine(url)
+    try:
+        if not inspect(engine).has_table(ATTEMPTS.name):
+            return {}
+        with engine.connect() as conn:
+            rows = conn.execute(select(ATTEMPTS.c.item, ATTEMPTS.c.verdict, ATTEMPTS.c.at)
+                                .where(ATTEMPTS.c.student == student,
+                                       ATTEMPTS.c.problem_set == ps,
+                                       ATTEMPTS.c.verdict.in_(COUNTED))
+                                .order_by(ATTEMPTS.c.slot)).all()
+    finally:
+        engine.dispose()
+    found: dict[str, int] = defaultdict(int)
+    right: set[str] = set()
+    for item, verdict, at in rows:
+        if item in right or (until is not None and at > until):
+            continue
+        if verdict == "right":
+            right.add(item)
+        else:
+            found[item] += 1
+    return dict(found)

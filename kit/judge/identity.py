@@ -51,10 +51,24 @@ class Identity:
     items 0 with a line saying so (:meth:`mismatch_text`).
     """
 
-    def __init__(self, student: str, typed: set[str]):
+    def __init__(self, student: str, typed: set[str], wrong_checks: dict | None = None,
+                 check_cost: float = 0.0):
         self.student = student
         self.typed = {t for t in typed if t}
         self.typed_mismatch = bool(self.typed - {student})
+        #: ``{item: wrong checks before hand-in}`` and the share of points each costs, when
+        #: the course makes checks cost points (``c.KpcaCheck.wrong_check_cost``)
+        self.wrong_checks, self.check_cost = dict(wrong_checks or {}), float(check_cost)
+
+    def check_penalty(self, item: str, points: float) -> tuple[float, str]:
+        """``(points lost, line)`` for a right answer to ``item`` (``(0, "")``: none)."""
+        wrong = self.wrong_checks.get(item, 0)
+        if not wrong or self.check_cost <= 0:
+            return 0.0, ""
+        lost = round(min(points, points * self.check_cost * wrong), 2)
+        return lost, (f"{wrong} wrong check{'s' if wrong > 1 else ''} before hand-in cost "
+                      f"{lost:g} of its {points:g} points (the course's rule: "
+                      f"{self.check_cost:g} of an item's points per wrong check)")
 
     def mismatch_text(self) -> str:
         typed = ", ".join(repr(t) for t in sorted(self.typed - {self.student}))

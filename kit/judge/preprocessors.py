@@ -80,6 +80,29 @@ def _salt(resources) -> tuple[int, ...]:
     return salt_words(course_secret(folder.parents[2]), assignment, student)
 
 
+def _check_costs(resources, student: str) -> tuple[dict, float]:
+    """``(wrong checks per item, cost of each)`` when the course makes instant checks cost
+    points (``c.KpcaCheck.wrong_check_cost`` > 0, :mod:`kit.checks`); else ``({}, 0.0)``.
+    Only checks made before the hand-in's timestamp count."""
+    from kit.checks.policy import Policy
+
+    folder = Path(_case_path(resources)).resolve().parent  # autograded/<student>/<ps>/
+    policy = Policy(folder.parents[2])
+    cost = policy.settings.wrong_check_cost
+    assignment = (resources.get("nbgrader") or {}).get("assignment")
+    if cost <= 0 or not assignment:
+        return {}, 0.0
+    from nbgrader.utils import parse_utc
+
+    from kit.checks.store import wrong_checks
+
+    try:
+        until = parse_utc((folder / "timestamp.txt").read_text().strip()).replace(tzinfo=None)
+    except (OSError, ValueError, TypeError):
+        until = None
+    return wrong_checks(policy.db_url, student, assignment, until), cost
+
+
 def _in_kernel_cell_id(index: int, cell) -> str:
     return str(_meta(cell).get("grade_id") or f"cell-{index}")
 
@@ -177,7 +200,8 @@ class JudgeHiddenTests(NbGraderPreprocessor):
         student = _student(resources)
         used = (kernel_ids(nb, "drawn") if resources.pop(_LOGIN_KEY, False)
                 else typed_ids(nb) | kernel_ids(nb))
-        who = Identity(student, used) if student is not None else None
+        who = (Identity(student, used, *_check_costs(resources, student))
+               if student is not None else None)
         zeroed = forbidden_parts(nb)
         from kpca_ref.grading import cases
 

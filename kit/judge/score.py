@@ -94,8 +94,12 @@ def _judge_exact(name: str, points: float, payload, who: Identity | None = None,
     text = verdict.message
     if not verdict.ok and student is not None:
         text = f"{text}. {numbers_text(name, student, show_expected)}"
-    return (float(points) if verdict.ok else 0.0,
-            [harness.line(verdict.ok, name, text, verdict.code)], [verdict.code])
+    earned, shown = (float(points) if verdict.ok else 0.0), harness.line(
+        verdict.ok, name, text, verdict.code)
+    if verdict.ok and who is not None:
+        lost, why = who.check_penalty(name, float(points))
+        earned, shown = earned - lost, f"{shown} ({why})" if lost else shown
+    return earned, [shown], [verdict.code]
 
 
 def _judge_metadata(codes: list, who: Identity | None) -> dict:

@@ -33,13 +33,13 @@ LAYERS: list[tuple[str, ...]] = [
     # the grader's secret that salts each student's hidden inputs (kept in the course
     # directory); the roster's salted hashes that a release may carry
     ("kit.secret", "kit.roster"),
+    # the hub service that checks exact answers before the deadline (it needs only the
+    # course and the reference; the judge reads its attempts when checks cost points)
+    ("kit.checks",),
     # stages that need only the course (and the reference): release is step 1
     # (kit.feedback_labels, the feedback page's cell labels, stands beside the handback: it
     # carries the feedback template's folder, kit/templates/, with it)
-    # (kit.checks, the hub service that checks exact answers before the deadline, needs only
-    # the course and the reference too)
-    ("kit.release", "kit.intake", "kit.judge", "kit.html", "kit.handback", "kit.feedback_labels",
-     "kit.checks"),
+    ("kit.release", "kit.intake", "kit.judge", "kit.html", "kit.handback", "kit.feedback_labels"),
     ("kit.sandbox",),  # runs a notebook; asks the judge what the test cells call
     ("kit.engines",),  # grading jobs: intake checks, sandboxed run, feedback page
     ("kit.gradebook",),  # export, hand grades, the move to PostgreSQL
