@@ -118,3 +118,15 @@ def wait_for_output(page, text: str, timeout: float = SLOW_MS) -> None:
     page.wait_for_function(
         "(t) => [...document.querySelectorAll('.jp-OutputArea-output')]"
         ".some(o => o.textContent.includes(t))", arg=text, timeout=timeout)
+
+
+def select_kernel(page) -> None:
+    """Accept JupyterLab's kernel choice when it asks (its python3, as the notebook says)."""
+    from playwright.sync_api import TimeoutError as Timeout
+
+    choose = page.locator(".jp-Dialog .jp-Dialog-button", has_text="Select")
+    try:
+        choose.wait_for(timeout=15_000)
+        choose.click()
+    except Timeout:
+        pass

@@ -1,13 +1,31 @@
-"""The student's loop on a real JupyterHub (``make hub``): login, own numbers, instant checks.
+"""The course's whole loop on a real JupyterHub (``make hub``), in headless chromium.
 
-One hub (:mod:`kit.hub`: JupyterHub, Debian's configurable-http-proxy, the demo class, the
-``kpca-check`` service) for ps1 on 127.0.0.1. ada logs in with the run's password, fetches
-ps1 from the Assignments panel and runs it: the numbers cell shows her numbers without her
-typing an id. Her earlier work is laid in the fetched file before she opens it, with a
-check of ``u`` that makes the lecture's sign mistake; she sees the mistake named and her
-checks left fall, then types the right ``u`` in the browser and sees it checked right. A
-request with bob's name in its body and ada's token is judged on ada's key; the attempts
-table holds what she did.
+One hub (:mod:`kit.hub`: JupyterHub, Debian's configurable-http-proxy, the demo class,
+formgrader as the service ``kernel_pca``, the ``kpca-check`` service) for ps1 on 127.0.0.1,
+started once for the module; the tests run in order, each needing the earlier ones:
+
+1. ada logs in with the run's password, fetches ps1 from the Assignments panel and runs
+   it: the numbers cell shows her numbers without her typing an id. Her earlier work is
+   laid in the fetched file before she opens it, with a check of ``u`` that makes the
+   lecture's sign mistake (and, in another answer cell, a line reporting what the kernel
+   running it can reach); she sees the mistake named and her checks left fall, types the
+   right ``u``, sees it checked right and saves. The attempts table holds what she did.
+2. She submits from the panel; the exchange holds her notebook with the right ``u``.
+3. The TA ta_tom logs in straight to formgrader through the hub (a fresh browser
+   context), collects, autogrades her: the score is the judge's (every auto-graded part,
+   her checked ``u`` with its points) and it ran in the kit's sandbox (her line there saw
+   no ``kpca_ref``, no hub token, no gradebook; her ``check`` reached no service, and no
+   attempt was recorded). He gives a written answer points and a comment, generates and
+   releases her feedback.
+4. ada fetches the feedback in the panel and reads the page: her total, the checked
+   item's points under its label, the judge's lines, the TA's comment, no hidden test.
+5. bob runs a cell of his own notebook: ada's right ``u`` with his hub token and her name
+   in the body (judged on his key, not right, counted against him), then 20 concurrent
+   checks of it from 20 threads through the hub's proxy (``KPCA_CHECK_URL``): exactly the
+   rest of his limit is judged, the others are refused with "no checks left"; neither key
+   comes back and ada's attempts are untouched.
+6. Requests without a hub token, or with one the hub does not know, are refused.
+7. Stopped as an admin does (SIGTERM), the hub leaves no process of its own running.
 """
 
 from __future__ import annotations
@@ -20,7 +38,7 @@ import urllib.request
 
 import nbformat
 import pytest
-from playwright.sync_api import TimeoutError, expect
+from playwright.sync_api import expect
 
 from kit.checks.policy import default_limit
 from kit.course import Course
@@ -29,7 +47,17 @@ from kpca_probe.wire import encode
 from kpca_ref import variants
 from kpca_ref.grading.answers import mistaken_values
 from tests.browser import lab
-from tests.browser.realhub import FORGED, SANDBOXED, forging_cell, log_in, running_hub, where_probe
+from tests.browser.realhub import (
+    FORGED,
+    SANDBOXED,
+    attempts,
+    forging_cell,
+    judged_lines,
+    log_in,
+    running_hub,
+    stream_text,
+    where_probe,
+)
 from tests.support.nbgrading import (
     auto_points,
     hidden_test_lines,
@@ -86,7 +114,7 @@ def test_a_student_sees_her_numbers_and_checks_an_exact_answer(real_hub, page, s
     page.locator(f"#nbgrader-kernel_pca-{PS}.collapse.in").wait_for()
     page.locator(f"#nbgrader-kernel_pca-{PS} .list_item a", has_text=PS).first.click()
     page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").first.wait_for(timeout=lab.SLOW_MS)
-    _select_kernel(page)
+    lab.select_kernel(page)
     page.locator('#jp-menu-panel div.lm-MenuBar-itemLabel:text("Run")').click()
     page.locator(".lm-Menu-item .lm-Menu-itemLabel", has_text="Run All Cells").first.click()
     # the visible checks after her wrong u fail, and Run All stops there: wait for the check
@@ -146,20 +174,12 @@ def test_she_submits_from_the_assignments_panel(real_hub, page, seen):
     seen["submitted"] = True
 
 
-def _attempts(hub, student=None) -> list[tuple]:
-    query, args = "SELECT student, item, slot, verdict FROM kpca_check_attempts", []
-    if student:
-        query, args = query + " WHERE student = ?", [student]
-    with sqlite3.connect(hub["dir"] / "course" / "gradebook.db") as db:
-        return db.execute(query + " ORDER BY id", args).fetchall()
-
-
 def test_the_ta_grades_her_hand_in_in_formgrader_through_the_hub(real_hub, page, seen):
     from nbgrader.api import Gradebook
 
     assert "submitted" in seen, "the student's hand-in did not happen: nothing to grade"
     course = Course(real_hub["dir"] / "course")
-    checks_before = _attempts(real_hub)
+    checks_before = attempts(real_hub)
     log_in(page, real_hub, GRADER, then=f"{FORMGRADER}manage_assignments")
     row = page.locator("#main-table tr", has_text=PS)
     row.locator(".collect a").click()
@@ -183,10 +203,10 @@ def test_the_ta_grades_her_hand_in_in_formgrader_through_the_hub(real_hub, page,
     # it ran in the kit's sandbox: her probe saw no reference, no hub token, no gradebook
     # (her own kernel on the hub saw the last two), and her check() reached no service
     graded = nbformat.read(course.notebook("autograded", PS, STUDENT), as_version=4)
-    probe = _stream_text(graded, PROBED)
+    probe = stream_text(graded, PROBED)
     assert SANDBOXED in probe, probe
-    assert "instant checks work on the course's JupyterHub only" in _stream_text(graded, CELL)
-    assert _attempts(real_hub) == checks_before
+    assert "instant checks work on the course's JupyterHub only" in stream_text(graded, CELL)
+    assert attempts(real_hub) == checks_before
 
     page.goto(real_hub["url"] + f"{FORMGRADER}submissions/{notebook_id}/")
     lab.formgrader_form_ready(page)
@@ -213,21 +233,7 @@ def test_the_ta_grades_her_hand_in_in_formgrader_through_the_hub(real_hub, page,
     assert "generated feedback" in lab.formgrader_modal(page).lower()
     ada.locator(".release-feedback a").click()
     assert "released feedback" in lab.formgrader_modal(page).lower()
-    seen["score"], seen["judged"] = auto + HAND_POINTS, _judged_lines(graded)
-
-
-def _stream_text(nb, grade_id: str) -> str:
-    """The stream output of the cell ``grade_id`` of ``nb``."""
-    cell = next(c for c in nb.cells if nb_meta(c).get("grade_id") == grade_id)
-    return "".join(o.get("text", "") for o in cell.get("outputs", [])
-                   if o.get("output_type") == "stream")
-
-
-def _judged_lines(nb) -> list[str]:
-    """The judge's lines (✓/✗) under the graded cells of an autograded notebook."""
-    return [line for c in nb.cells if nb_meta(c).get("grade")
-            for line in _stream_text(nb, nb_meta(c)["grade_id"]).splitlines()
-            if line.startswith(("✓", "✗"))]
+    seen["score"], seen["judged"] = auto + HAND_POINTS, judged_lines(graded)
 
 
 def test_she_fetches_and_reads_her_feedback(real_hub, page, seen):
@@ -262,7 +268,7 @@ def test_a_classmate_forging_and_flooding_from_his_kernel_gets_nothing_of_hers(
     limit = default_limit(ITEM, 3)
     hers, his = variants.answer(ITEM, STUDENT)[0], variants.answer(ITEM, CLASSMATE)[0]
     assert hers != his
-    ada_before = _attempts(real_hub, STUDENT)
+    ada_before = attempts(real_hub, STUDENT)
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
         forging_cell(ITEM, STUDENT, encode(hers), FLOOD))])
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
@@ -272,7 +278,7 @@ def test_a_classmate_forging_and_flooding_from_his_kernel_gets_nothing_of_hers(
     log_in(page, real_hub, CLASSMATE)
     page.goto(real_hub["url"] + f"user/{CLASSMATE}/lab/tree/borrowed.ipynb")
     page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").first.wait_for(timeout=lab.SLOW_MS)
-    _select_kernel(page)
+    lab.select_kernel(page)
     lab.run_all(page)
     lab.wait_for_output(page, FORGED)
     shown = page.locator(".jp-OutputArea-output", has_text=FORGED).first.text_content()
@@ -294,23 +300,13 @@ def test_a_classmate_forging_and_flooding_from_his_kernel_gets_nothing_of_hers(
         assert str(list(key)) not in messages and _matrix(key) not in messages
     assert "right: this is the exact answer" not in messages
 
-    rows = _attempts(real_hub, CLASSMATE)
+    rows = attempts(real_hub, CLASSMATE)
     assert sorted(r[2] for r in rows if r[2] is not None) == list(range(1, limit + 1))
     assert {(r[1], r[3]) for r in rows} <= {(ITEM, "wrong"), (ITEM, "mistake")}
-    assert _attempts(real_hub, STUDENT) == ada_before  # nothing counted against her
+    assert attempts(real_hub, STUDENT) == ada_before  # nothing counted against her
 
 
-def _select_kernel(page) -> None:
-    """Accept JupyterLab's kernel choice when it asks (its python3, as the notebook says)."""
-    choose = page.locator(".jp-Dialog .jp-Dialog-button", has_text="Select")
-    try:
-        choose.wait_for(timeout=15_000)
-        choose.click()
-    except TimeoutError:
-        pass
-
-
-def test_a_forged_user_name_earns_nothing(real_hub):
+def test_a_check_without_a_hub_login_is_refused(real_hub):
     url = real_hub["url"] + "services/kpca-check/check"
     body = json.dumps({"item": ITEM, "user": "bob", "student": "bob", "answer": {
         "M": [6, 1], "d": [{"Z": str(v)} for v in variants.answer(ITEM, "bob")[0]]}}).encode()
@@ -320,3 +316,15 @@ def test_a_forged_user_name_earns_nothing(real_hub):
             urllib.request.urlopen(request, timeout=30)
         assert refused.value.code == status
         assert "check" in json.loads(refused.value.read())["message"] or status == 403
+
+
+def test_the_hub_stops_with_everything_it_started(real_hub):
+    """Stopped as an admin does (SIGTERM), the hub stops its services, the users' servers
+    and their kernels; the check service's judging processes go with it."""
+    started = time.monotonic()
+    ran, left = real_hub["stop"]()
+    took = time.monotonic() - started
+    assert any("kit.checks.service" in line for line in ran)
+    assert any("multiprocessing" in line for line in ran)  # its judging processes
+    assert sum("jupyterhub-singleuser" in line for line in ran) >= 3  # formgrader, ada, bob
+    assert left == [], f"still running {took:.0f} s after the stop:\n" + "\n".join(left)
