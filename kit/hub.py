@@ -11,7 +11,8 @@ JupyterHub with :mod:`kit.hub_config`: three students (``ada``, ``bob``, ``cy``)
 ``http://127.0.0.1:<port>/`` with the password printed once at the start (new each run).
 Students find the problem sets in Nbgrader > Assignment List, and their numbers come from
 their login; the TA and instructor open formgrader at ``/services/kernel_pca/formgrader``;
-the check service answers at ``/services/kpca-check/``. Ctrl-C stops it all.
+the check service answers at ``/services/kpca-check/``. Ctrl-C (or SIGTERM) stops
+it all.
 
 It needs JupyterHub (``pip install -e '.[hub]'``, which ``make venv`` does) and Debian's
 ``configurable-http-proxy`` (``apt-get install node-configurable-http-proxy
@@ -117,6 +118,9 @@ def main(argv=None) -> int:
           f"  formgrader: http://127.0.0.1:{args.port}/services/kernel_pca/formgrader\n"
           "  Ctrl-C stops the hub.", flush=True)
     hub = subprocess.Popen(command, cwd=args.dir, env=env)
+    # a plain `kill` stops the hub as Ctrl-C does: JupyterHub then stops its services and
+    # the users' servers (a hub killed outright leaves them running)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         return hub.wait()
     except KeyboardInterrupt:

@@ -82,8 +82,28 @@ def judge(item: str, student: str, data) -> tuple[str, str, str | None]:
     return "form", f"not checked: {verdict.message}", verdict.code
 
 
-def _warm() -> None:
-    """Import the grader once per judging process (seconds), before any timed judgement."""
+def _leave_with(service: int) -> None:
+    """End this judging process once ``service`` (the pid of the service that started it)
+    is no longer its parent: the service is gone, even killed."""
+    import os
+    import time
+
+    while os.getppid() == service:
+        time.sleep(1.0)
+    os._exit(0)
+
+
+def _warm(service: int | None = None) -> None:
+    """Import the grader once per judging process (seconds), before any timed judgement.
+    As the process's initializer (``service`` given), it first starts watching the service,
+    and the process leaves when the service is gone (even killed, even before this ran)."""
+    import os
+    import threading
+
+    if service is not None:
+        if os.getppid() != service:
+            os._exit(0)
+        threading.Thread(target=_leave_with, args=(service,), daemon=True).start()
     from kpca_ref.grading import harness  # noqa: F401
 
 
@@ -95,8 +115,10 @@ class Judges:
         self.pool = self._start()
 
     def _start(self):
+        import os
+
         pool = cf.ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context(
-            "spawn"), initializer=_warm)
+            "spawn"), initializer=_warm, initargs=(os.getpid(),))
         self.warming = [pool.submit(_warm) for _ in range(self.workers)]
         return pool
 
@@ -124,4 +146,10 @@ class Judges:
         old.shutdown(wait=False, cancel_futures=True)
 
     def close(self) -> None:
+        """Stop the judging processes now (a judgement under way is abandoned)."""
+        workers = list((getattr(self.pool, "_processes", None) or {}).values())
         self.pool.shutdown(wait=False, cancel_futures=True)
+        for process in workers:
+            process.kill()
+        for process in workers:
+            process.join(5)

@@ -14,7 +14,9 @@ judgement that could not finish.
 
 Run by the hub (``make hub``, README) as ``python -m kit.checks.service``: it listens where
 ``JUPYTERHUB_SERVICE_URL`` says, under ``JUPYTERHUB_SERVICE_PREFIX``, and asks the hub at
-``JUPYTERHUB_API_URL``; ``--port``/``--api-url``/``--course`` set them by hand.
+``JUPYTERHUB_API_URL``; ``--port``/``--api-url``/``--course`` set them by hand. SIGINT or
+SIGTERM (the hub's stop) ends it at once, with its judging processes; killed outright, those
+leave on their own within a second or two.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import json
 import os
 import signal
 import sys
+import threading
 import time
 from collections import defaultdict, deque
 from pathlib import Path
@@ -200,13 +203,14 @@ def main(argv=None) -> int:
     print(f"kpca-check: http://{args.ip}:{args.port}{args.prefix} (course {args.course}, "
           f"attempts in {Policy(args.course).db_url.split('@')[-1]})", flush=True)
     loop = ioloop.IOLoop.current()
-    loop.run_in_executor(None, _warm_limits, app.kpca_state["policy"])
-
-    def stop(*_):  # the hub stops its services with SIGINT, then SIGTERM
-        loop.add_callback(loop.stop)
-
+    # a daemon thread: a stop does not wait for it
+    threading.Thread(target=_warm_limits, args=(app.kpca_state["policy"],), daemon=True).start()
+    # The hub stops its services with SIGINT, then SIGTERM, then SIGKILL. The handlers go
+    # through the event loop, which they wake: a plain signal.signal handler may run only
+    # at the next request (the signal can land on another thread while the loop sleeps), so
+    # the hub killed the service and its judging processes were left behind.
     for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, stop)
+        loop.asyncio_loop.add_signal_handler(sig, loop.stop)
     loop.start()
     app.kpca_state["judges"].close()
     return 0

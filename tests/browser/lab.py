@@ -92,3 +92,41 @@ def score_text(text: str) -> tuple[float, float]:
     found = re.search(r"([\d.]+)\s*/\s*([\d.]+)", text)
     assert found, f"no score in {text!r}"
     return float(found.group(1)), float(found.group(2))
+
+
+def formgrader_modal(page) -> str:
+    """formgrader's result dialog: its text once it is shown (an error dialog fails the
+    test with its text); then closed with OK."""
+    modal = page.locator("#success-modal, #error-modal").first
+    modal.wait_for(state="visible", timeout=SLOW_MS)
+    text = modal.inner_text()
+    assert modal.get_attribute("id") == "success-modal", text
+    modal.locator(".modal-footer button").first.click()  # OK
+    modal.wait_for(state="hidden")
+    return text
+
+
+def formgrader_form_ready(page) -> None:
+    """Wait until formgrader's grading page has loaded its grades and comments: a value
+    typed before that is overwritten, and its change is never saved."""
+    page.wait_for_function("() => window.formgrader && formgrader.grades.loaded"
+                           " && formgrader.comments.loaded", timeout=SLOW_MS)
+
+
+def wait_for_output(page, text: str, timeout: float = SLOW_MS) -> None:
+    """Wait until some cell output on the page contains ``text``."""
+    page.wait_for_function(
+        "(t) => [...document.querySelectorAll('.jp-OutputArea-output')]"
+        ".some(o => o.textContent.includes(t))", arg=text, timeout=timeout)
+
+
+def select_kernel(page) -> None:
+    """Accept JupyterLab's kernel choice when it asks (its python3, as the notebook says)."""
+    from playwright.sync_api import TimeoutError as Timeout
+
+    choose = page.locator(".jp-Dialog .jp-Dialog-button", has_text="Select")
+    try:
+        choose.wait_for(timeout=15_000)
+        choose.click()
+    except Timeout:
+        pass

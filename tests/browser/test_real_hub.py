@@ -1,42 +1,80 @@
-"""The student's loop on a real JupyterHub (``make hub``): login, own numbers, instant checks.
+"""The course's whole loop on a real JupyterHub (``make hub``), in headless chromium.
 
-One hub (:mod:`kit.hub`: JupyterHub, Debian's configurable-http-proxy, the demo class, the
-``kpca-check`` service) for ps1 on 127.0.0.1. ada logs in with the run's password, fetches
-ps1 from the Assignments panel and runs it: the numbers cell shows her numbers without her
-typing an id. Her earlier work is laid in the fetched file before she opens it, with a
-check of ``u`` that makes the lecture's sign mistake; she sees the mistake named and her
-checks left fall, then types the right ``u`` in the browser and sees it checked right. A
-request with bob's name in its body and ada's token is judged on ada's key; the attempts
-table holds what she did.
+One hub (:mod:`kit.hub`: JupyterHub, Debian's configurable-http-proxy, the demo class,
+formgrader as the service ``kernel_pca``, the ``kpca-check`` service) for ps1 on 127.0.0.1,
+started once for the module; the tests run in order, each needing the earlier ones:
+
+1. ada logs in with the run's password, fetches ps1 from the Assignments panel and runs
+   it: the numbers cell shows her numbers without her typing an id. Her earlier work is
+   laid in the fetched file before she opens it, with a check of ``u`` that makes the
+   lecture's sign mistake (and, in another answer cell, a line reporting what the kernel
+   running it can reach); she sees the mistake named and her checks left fall, types the
+   right ``u``, sees it checked right and saves. The attempts table holds what she did.
+2. She submits from the panel; the exchange holds her notebook with the right ``u``.
+3. The TA ta_tom logs in straight to formgrader through the hub (a fresh browser
+   context), collects, autogrades her: the score is the judge's (every auto-graded part,
+   her checked ``u`` with its points) and it ran in the kit's sandbox (her line there saw
+   no ``kpca_ref``, no hub token, no gradebook; her ``check`` reached no service, and no
+   attempt was recorded). He gives a written answer points and a comment, generates and
+   releases her feedback.
+4. ada fetches the feedback in the panel and reads the page: her total, the checked
+   item's points under its label, the judge's lines, the TA's comment, no hidden test.
+5. bob runs a cell of his own notebook: ada's right ``u`` with his hub token and her name
+   in the body (judged on his key, not right, counted against him), then 20 concurrent
+   checks of it from 20 threads through the hub's proxy (``KPCA_CHECK_URL``): exactly the
+   rest of his limit is judged, the others are refused with "no checks left"; neither key
+   comes back and ada's attempts are untouched.
+6. Requests without a hub token, or with one the hub does not know, are refused.
+7. Stopped as an admin does (SIGTERM), the hub leaves no process of its own running.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import re
-import signal
 import sqlite3
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
 
 import nbformat
 import pytest
-from playwright.sync_api import TimeoutError
+from playwright.sync_api import expect
 
 from kit.checks.policy import default_limit
 from kit.course import Course
 from kit.intake.submitted import build_submission
+from kpca_probe.wire import encode
 from kpca_ref import variants
 from kpca_ref.grading.answers import mistaken_values
 from tests.browser import lab
-from tests.browser.harness import free_port
+from tests.browser.realhub import (
+    FORGED,
+    SANDBOXED,
+    attempts,
+    forging_cell,
+    judged_lines,
+    log_in,
+    running_hub,
+    stream_text,
+    where_probe,
+)
+from tests.support.nbgrading import (
+    auto_points,
+    hidden_test_lines,
+    nb_meta,
+    read_source,
+    solution_of,
+)
 
-PS, STUDENT, ITEM = "ps1_circle_lift", "ada", "ps1_circle_u"
-CELL = "circle_u_answer"
+COURSE_ID, PS = "kernel_pca", "ps1_circle_lift"
+STUDENT, CLASSMATE, GRADER = "ada", "bob", "ta_tom"
+ITEM, CELL, TEST_CELL = "ps1_circle_u", "circle_u_answer", "circle_u_test"
+PROBED = "variances_three_answer"  # her answer cell that also prints where it runs
+WRITTEN = "why_both_directions"  # the written answer the TA grades by hand
+HAND_POINTS = 1.5
+COMMENT = "Right about the equal spread; say which structure PCA can find (a line)."
+FORMGRADER = f"services/{COURSE_ID}/formgrader/"
+FLOOD = 20  # checks bob sends at once
 
 
 def _matrix(value) -> str:
@@ -45,41 +83,18 @@ def _matrix(value) -> str:
 
 @pytest.fixture(scope="module")
 def real_hub(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("hub")
-    port = free_port()
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    hub = subprocess.Popen([sys.executable, "-m", "kit.hub", "--dir", str(folder), "--port",
-                            str(port), PS], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           text=True, env=env, start_new_session=True)
-    log, password = [], None
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline and hub.poll() is None:
-        line = hub.stdout.readline()
-        log.append(line)
-        found = re.search(r"password \(every user, this run only\): (\S+)", line)
-        if found:
-            password = found.group(1)
-        if "JupyterHub is now running" in line:
-            break
-    assert password and hub.poll() is None, "the hub did not start:\n" + "".join(log[-40:])
-    import threading
-
-    threading.Thread(target=lambda: [log.append(x) for x in hub.stdout], daemon=True).start()
-    yield {"url": f"http://127.0.0.1:{port}/", "password": password, "dir": folder, "log": log}
-    os.killpg(hub.pid, signal.SIGTERM)
-    try:
-        hub.wait(60)
-    except subprocess.TimeoutExpired:
-        os.killpg(hub.pid, signal.SIGKILL)
+    with running_hub(tmp_path_factory.mktemp("hub"), PS) as hub:
+        yield hub
 
 
-def test_a_student_sees_her_numbers_and_checks_an_exact_answer(real_hub, page):
-    page.context.set_default_timeout(60_000)
-    page.goto(real_hub["url"] + "hub/login")
-    page.locator("#username_input").fill(STUDENT)
-    page.locator("#password_input").fill(real_hub["password"])
-    page.locator("#login_submit").click()
-    page.locator(".jp-DirListing-content").wait_for(timeout=180_000)  # her server started
+@pytest.fixture(scope="module")
+def seen():
+    """What the tests saw, for the later ones (each needs the earlier steps done)."""
+    return {}
+
+
+def test_a_student_sees_her_numbers_and_checks_an_exact_answer(real_hub, page, seen):
+    log_in(page, real_hub, STUDENT)
 
     lab.open_assignments(page)
     released = lab.assignment_rows(page, "released", 1)
@@ -92,30 +107,27 @@ def test_a_student_sees_her_numbers_and_checks_an_exact_answer(real_hub, page):
     code, hint, wrong = next(m for m in mistaken_values(ITEM, STUDENT))
     right = variants.answer(ITEM, STUDENT)[0]
     nbformat.write(build_submission(course, PS, {
-        CELL: f'u_circle = {_matrix(wrong)}\ncheck("{ITEM}", u_circle)'}), path)
+        CELL: f'u_circle = {_matrix(wrong)}\ncheck("{ITEM}", u_circle)',
+        PROBED: solution_of(PS, PROBED) + where_probe(course.root)}), path)
 
     page.locator(f'#fetched_assignments_list a:text("{PS}")').first.click()
     page.locator(f"#nbgrader-kernel_pca-{PS}.collapse.in").wait_for()
     page.locator(f"#nbgrader-kernel_pca-{PS} .list_item a", has_text=PS).first.click()
     page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").first.wait_for(timeout=lab.SLOW_MS)
-    choose = page.locator(".jp-Dialog .jp-Dialog-button", has_text="Select")
-    try:  # JupyterLab may ask which kernel to start (its python3, as the notebook says)
-        choose.wait_for(timeout=15_000)
-        choose.click()
-    except TimeoutError:
-        pass
+    lab.select_kernel(page)
     page.locator('#jp-menu-panel div.lm-MenuBar-itemLabel:text("Run")').click()
     page.locator(".lm-Menu-item .lm-Menu-itemLabel", has_text="Run All Cells").first.click()
     # the visible checks after her wrong u fail, and Run All stops there: wait for the check
-    page.wait_for_function(
-        "(t) => [...document.querySelectorAll('.jp-OutputArea-output')]"
-        ".some(o => o.textContent.includes(t))", arg=f"check {ITEM}: ", timeout=lab.SLOW_MS)
+    lab.wait_for_output(page, f"check {ITEM}: ")
 
     shown = page.locator(".jp-OutputArea-output", has_text="Your numbers (variant for").first \
         .text_content()  # the numbers cell's source is hidden: its output is what she sees
     assert f"Your numbers (variant for '{STUDENT}')" in shown  # from her login, nothing typed
     n = variants.numbers(PS, STUDENT)
     assert f"N.a = {n.a}" in shown and f"N.r = {n.r}" in shown
+
+    probe = page.locator(".jp-OutputArea-output", has_text="ran with: ").first.text_content()
+    assert "; hub token; gradebook" in probe, probe  # her kernel: one OS user for the demo
 
     limit = default_limit(ITEM, 3)
     cell = lab.cell_with(page, f'check("{ITEM}", u_circle)')
@@ -126,9 +138,7 @@ def test_a_student_sees_her_numbers_and_checks_an_exact_answer(real_hub, page):
 
     lab.replace_cell_source(page, cell, f'u_circle = {_matrix(right)}\ncheck("{ITEM}", u_circle)')
     page.keyboard.press("Shift+Enter")
-    page.wait_for_function(
-        "(t) => [...document.querySelectorAll('.jp-OutputArea-output')]"
-        ".some(o => o.textContent.includes(t))", arg=f"check {ITEM}: right", timeout=60_000)
+    lab.wait_for_output(page, f"check {ITEM}: right", timeout=60_000)
     said = cell.locator(".jp-OutputArea-output").first.text_content()
     assert f"{limit - 2} check" in said and str(list(right)) not in said
 
@@ -137,8 +147,166 @@ def test_a_student_sees_her_numbers_and_checks_an_exact_answer(real_hub, page):
                            "WHERE item = ? ORDER BY id", [ITEM]).fetchall()
     assert found == [(STUDENT, 1, "mistake", code), (STUDENT, 2, "right", None)]
 
+    page.keyboard.press("ControlOrMeta+s")  # she saves her work
+    deadline = time.monotonic() + 30
+    while _matrix(right) not in path.read_text() and time.monotonic() < deadline:
+        page.wait_for_timeout(300)  # (time.sleep would hold the page's routed requests)
+    saved = nbformat.read(path, as_version=4)
+    assert _matrix(right) in next(c.source for c in saved.cells
+                                  if nb_meta(c).get("grade_id") == CELL)
+    seen["checked"] = found
 
-def test_a_forged_user_name_earns_nothing(real_hub):
+
+def test_she_submits_from_the_assignments_panel(real_hub, page, seen):
+    assert "checked" in seen, "her check step did not finish: nothing to submit"
+    log_in(page, real_hub, STUDENT)
+    lab.open_assignments(page)
+    fetched = lab.assignment_rows(page, "fetched", 1)
+    fetched.first.locator(".item_status button", has_text="Submit").click()
+    submitted = lab.assignment_rows(page, "submitted", 1)
+    assert PS in submitted.first.locator(".item_name").first.inner_text()
+    inbound = list((real_hub["dir"] / "exchange" / COURSE_ID / "inbound").iterdir())
+    assert [p.name.split("+")[0] for p in inbound] == [STUDENT]
+    handed = nbformat.read(inbound[0] / f"{PS}.ipynb", as_version=4)
+    right = variants.answer(ITEM, STUDENT)[0]
+    assert _matrix(right) in next(c.source for c in handed.cells
+                                  if nb_meta(c).get("grade_id") == CELL)
+    seen["submitted"] = True
+
+
+def test_the_ta_grades_her_hand_in_in_formgrader_through_the_hub(real_hub, page, seen):
+    from nbgrader.api import Gradebook
+
+    assert "submitted" in seen, "the student's hand-in did not happen: nothing to grade"
+    course = Course(real_hub["dir"] / "course")
+    checks_before = attempts(real_hub)
+    log_in(page, real_hub, GRADER, then=f"{FORMGRADER}manage_assignments")
+    row = page.locator("#main-table tr", has_text=PS)
+    row.locator(".collect a").click()
+    assert "collected" in lab.formgrader_modal(page).lower()
+    assert course.notebook("submitted", PS, STUDENT).exists()
+
+    page.goto(real_hub["url"] + f"{FORMGRADER}manage_submissions/{PS}")
+    ada = page.locator("#main-table tr", has=page.locator(".student-id", has_text=STUDENT))
+    assert "needs autograding" in ada.locator(".status").inner_text(timeout=lab.SLOW_MS)
+    ada.locator(".autograde a").click()
+    assert f"autograded '{PS}' for student '{STUDENT}'" in lab.formgrader_modal(page)
+    expect(ada.locator(".score")).to_contain_text("/", timeout=lab.SLOW_MS)
+    auto, total = lab.score_text(ada.locator(".score").inner_text())
+    assert "needs manual grading" in ada.locator(".status").inner_text()
+    # the judge's score: every auto-graded part right, her checked u included
+    points = auto_points(read_source(PS))
+    assert auto == sum(points.values()) < total
+    with Gradebook(course.db_url) as gb:
+        assert gb.find_grade(TEST_CELL, PS, PS, STUDENT).auto_score == points[TEST_CELL]
+        notebook_id = gb.find_submission_notebook(PS, PS, STUDENT).id
+    # it ran in the kit's sandbox: her probe saw no reference, no hub token, no gradebook
+    # (her own kernel on the hub saw the last two), and her check() reached no service
+    graded = nbformat.read(course.notebook("autograded", PS, STUDENT), as_version=4)
+    probe = stream_text(graded, PROBED)
+    assert SANDBOXED in probe, probe
+    assert "instant checks work on the course's JupyterHub only" in stream_text(graded, CELL)
+    assert attempts(real_hub) == checks_before
+
+    page.goto(real_hub["url"] + f"{FORMGRADER}submissions/{notebook_id}/")
+    lab.formgrader_form_ready(page)
+    score = page.locator(f"input.score#{WRITTEN}")
+    score.fill(str(HAND_POINTS))
+    score.press("Tab")
+    comment = page.locator(f"textarea#{WRITTEN}-comment")
+    comment.fill(COMMENT)
+    comment.press("Tab")
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        with Gradebook(course.db_url) as gb:
+            grade = gb.find_grade(WRITTEN, PS, PS, STUDENT).manual_score
+            said = gb.find_comment(WRITTEN, PS, PS, STUDENT).manual_comment
+        if grade == HAND_POINTS and said == COMMENT:
+            break
+        page.wait_for_timeout(300)
+    assert (grade, said) == (HAND_POINTS, COMMENT)
+
+    page.goto(real_hub["url"] + f"{FORMGRADER}manage_submissions/{PS}")
+    ada.locator(".generate-feedback a").wait_for()
+    assert lab.score_text(ada.locator(".score").inner_text())[0] == auto + HAND_POINTS
+    ada.locator(".generate-feedback a").click()
+    assert "generated feedback" in lab.formgrader_modal(page).lower()
+    ada.locator(".release-feedback a").click()
+    assert "released feedback" in lab.formgrader_modal(page).lower()
+    seen["score"], seen["judged"] = auto + HAND_POINTS, judged_lines(graded)
+
+
+def test_she_fetches_and_reads_her_feedback(real_hub, page, seen):
+    assert "score" in seen, "the TA's step did not finish: no feedback"
+    log_in(page, real_hub, STUDENT)
+    lab.open_assignments(page)
+    submitted = lab.assignment_rows(page, "submitted", 1)
+    submitted.first.locator(".item_status button", has_text="Fetch Feedback").click()
+    page.locator("#submitted_assignments_list a", has_text="view feedback").first.click()
+    page.locator(".jp-DirListing-item", has_text=f"{PS}.html").wait_for(timeout=lab.SLOW_MS)
+    folder = next((real_hub["dir"] / "home" / STUDENT / PS / "feedback").iterdir())
+    page.goto(real_hub["url"] + f"user/{STUDENT}/files/{PS}/feedback/{folder.name}/{PS}.html")
+    page.wait_for_load_state("load")
+
+    text = " ".join(page.locator("body").inner_text().split())
+    assert f"{PS} (Score: {seen['score']:.1f} / " in text  # her total, hand grade included
+    points = auto_points(read_source(PS))[TEST_CELL]
+    # the item she checked right earned its points, under its part's label
+    assert f"u_circle, {points:g} points (Score: {points:.1f} / {points:.1f})" in text
+    assert [line for line in seen["judged"] if " ".join(line.split()) not in text] == []
+    assert any(ITEM in line and line.startswith("✓") for line in seen["judged"])
+    assert f"written answer, 2 points (Score: {HAND_POINTS:.1f} / 2.0)" in text
+    assert f"Comments: {COMMENT}" in text
+    assert [line for line in hidden_test_lines(PS) if line in page.content()] == []
+
+
+def test_a_classmate_forging_and_flooding_from_his_kernel_gets_nothing_of_hers(
+        real_hub, page, seen):
+    """bob, in his own notebook, checks ada's right answer with his token and her name in
+    the body, then sends the same check 20 times at once through the hub's proxy."""
+    assert "checked" in seen, "ada's checks did not happen: nothing to forge"
+    limit = default_limit(ITEM, 3)
+    hers, his = variants.answer(ITEM, STUDENT)[0], variants.answer(ITEM, CLASSMATE)[0]
+    assert hers != his
+    ada_before = attempts(real_hub, STUDENT)
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        forging_cell(ITEM, STUDENT, encode(hers), FLOOD))])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                       "language": "python"}
+    nbformat.write(notebook, real_hub["dir"] / "home" / CLASSMATE / "borrowed.ipynb")
+
+    log_in(page, real_hub, CLASSMATE)
+    page.goto(real_hub["url"] + f"user/{CLASSMATE}/lab/tree/borrowed.ipynb")
+    page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").first.wait_for(timeout=lab.SLOW_MS)
+    lab.select_kernel(page)
+    lab.run_all(page)
+    lab.wait_for_output(page, FORGED)
+    shown = page.locator(".jp-OutputArea-output", has_text=FORGED).first.text_content()
+    replies = json.loads(shown.split(FORGED, 1)[1])
+
+    status, forged = replies["forged"]  # judged on bob's key, counted against bob
+    assert (status, forged["counted"], forged["attempts_left"]) == (200, True, limit - 1)
+    assert forged["verdict"] in ("wrong", "mistake") and forged["message"].startswith(
+        "not right"), forged
+    flooded = replies["flooded"]
+    judged = [r for s, r in flooded if r["counted"]]
+    refused = [(s, r) for s, r in flooded if not r["counted"]]
+    assert len(flooded) == FLOOD and len(judged) == limit - 1, flooded
+    assert all(r["verdict"] in ("wrong", "mistake") for r in judged)
+    assert all(s == 429 and r["message"] == f"no checks left for {ITEM} (you had {limit}); "
+               "your answer is still graded when you hand in" for s, r in refused), refused
+    messages = " ".join(r["message"] for _, r in [replies["forged"], *flooded])
+    for key in (hers, his):  # no key comes back, in any form
+        assert str(list(key)) not in messages and _matrix(key) not in messages
+    assert "right: this is the exact answer" not in messages
+
+    rows = attempts(real_hub, CLASSMATE)
+    assert sorted(r[2] for r in rows if r[2] is not None) == list(range(1, limit + 1))
+    assert {(r[1], r[3]) for r in rows} <= {(ITEM, "wrong"), (ITEM, "mistake")}
+    assert attempts(real_hub, STUDENT) == ada_before  # nothing counted against her
+
+
+def test_a_check_without_a_hub_login_is_refused(real_hub):
     url = real_hub["url"] + "services/kpca-check/check"
     body = json.dumps({"item": ITEM, "user": "bob", "student": "bob", "answer": {
         "M": [6, 1], "d": [{"Z": str(v)} for v in variants.answer(ITEM, "bob")[0]]}}).encode()
@@ -148,3 +316,15 @@ def test_a_forged_user_name_earns_nothing(real_hub):
             urllib.request.urlopen(request, timeout=30)
         assert refused.value.code == status
         assert "check" in json.loads(refused.value.read())["message"] or status == 403
+
+
+def test_the_hub_stops_with_everything_it_started(real_hub):
+    """Stopped as an admin does (SIGTERM), the hub stops its services, the users' servers
+    and their kernels; the check service's judging processes go with it."""
+    started = time.monotonic()
+    ran, left = real_hub["stop"]()
+    took = time.monotonic() - started
+    assert any("kit.checks.service" in line for line in ran)
+    assert any("multiprocessing" in line for line in ran)  # its judging processes
+    assert sum("jupyterhub-singleuser" in line for line in ran) >= 3  # formgrader, ada, bob
+    assert left == [], f"still running {took:.0f} s after the stop:\n" + "\n".join(left)
