@@ -9,7 +9,9 @@
   exact items, ``_CHECK_ITEMS``, which the numbers cell lists before it): the answer, written as the judge's
   wire format (:mod:`kpca_probe.wire`, sympy part), is posted with the student's hub token
   to the course's check service (:mod:`kit.checks`), whose one-line verdict it prints. Off
-  the hub it prints one line and returns; it never raises.
+  the hub it prints one line and returns; while nbgrader grades or validates the notebook
+  (``NBGRADER_EXECUTION`` set) it prints nothing, so feedback pages stay clean; it never
+  raises.
 
 Both are plain text: the cell imports nothing of the kit (a student's kernel has none of it).
 """
@@ -85,6 +87,8 @@ def check(item, answer):
     import urllib.error
     import urllib.request
 
+    if _os.environ.get("NBGRADER_EXECUTION"):  # being graded or validated: nothing to say
+        return
     if item not in _CHECK_ITEMS:
         print(f"check: {item!r} is not an exact question of this notebook; its names: "
               + ", ".join(_CHECK_ITEMS))

@@ -51,9 +51,10 @@ def success_dialog(page, timeout: float = SLOW_MS) -> str:
 
 
 def cell_with(page, text: str):
-    """The notebook cell whose editor shows ``text`` (the first one)."""
+    """The code cell whose editor shows ``text`` (the first one; a markdown cell's hidden
+    editor, e.g. a question's ``check(...)`` line, does not count)."""
     editor = page.locator(".cm-content", has_text=text)
-    return page.locator(".jp-Notebook .jp-Cell", has=editor).first
+    return page.locator(".jp-Notebook .jp-CodeCell", has=editor).first
 
 
 def replace_cell_source(page, cell, source: str) -> None:

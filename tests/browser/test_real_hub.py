@@ -201,11 +201,12 @@ def test_the_ta_grades_her_hand_in_in_formgrader_through_the_hub(real_hub, page,
         assert gb.find_grade(TEST_CELL, PS, PS, STUDENT).auto_score == points[TEST_CELL]
         notebook_id = gb.find_submission_notebook(PS, PS, STUDENT).id
     # it ran in the kit's sandbox: her probe saw no reference, no hub token, no gradebook
-    # (her own kernel on the hub saw the last two), and her check() reached no service
+    # (her own kernel on the hub saw the last two); her check() said nothing while graded
+    # (her feedback carries no check line) and reached no service
     graded = nbformat.read(course.notebook("autograded", PS, STUDENT), as_version=4)
     probe = stream_text(graded, PROBED)
     assert SANDBOXED in probe, probe
-    assert "instant checks work on the course's JupyterHub only" in stream_text(graded, CELL)
+    assert "check" not in stream_text(graded, CELL), stream_text(graded, CELL)
     assert attempts(real_hub) == checks_before
 
     page.goto(real_hub["url"] + f"{FORMGRADER}submissions/{notebook_id}/")

@@ -155,7 +155,7 @@ def test_the_hub_is_asked_once_per_token_and_minute(check_service):
 def run_numbers_cell(monkeypatch, env: dict) -> dict:
     from kpca_ref.variants.cell import numbers_cell
 
-    for name in ("KPCA_STUDENT_ID", "KPCA_CHECK_URL", "JUPYTERHUB_API_TOKEN"):
+    for name in ("KPCA_STUDENT_ID", "KPCA_CHECK_URL", "JUPYTERHUB_API_TOKEN", "NBGRADER_EXECUTION"):
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
@@ -192,3 +192,12 @@ def test_off_the_hub_check_says_so_in_one_line(monkeypatch, capsys):
     scope["check"]("ps1_lift_point", sp.Matrix([1, 2, 3, 4, 5, 6]))
     out = capsys.readouterr().out.strip().splitlines()
     assert len(out) == 1 and "cannot be reached" in out[0]
+
+
+def test_while_grading_check_says_nothing(monkeypatch, capsys):
+    for execution in ("autograde", "validate"):  # what nbgrader sets in a graded kernel
+        scope = run_numbers_cell(monkeypatch, {"NBGRADER_EXECUTION": execution,
+                                               "KPCA_STUDENT_ID": "ada"})
+        capsys.readouterr()
+        assert scope["check"]("ps1_lift_point", sp.Matrix([1, 2, 3, 4, 5, 6])) is None
+        assert capsys.readouterr().out == ""
