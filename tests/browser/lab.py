@@ -7,6 +7,7 @@ Selectors are those of JupyterLab 4 and of nbgrader 0.9's lab extension and form
 from __future__ import annotations
 
 import re
+import time
 
 #: How long a step that runs notebooks may take (Run All, Validate, autograde): the machine
 #: is shared, and ps1 runs for a few seconds.
@@ -131,3 +132,28 @@ def select_kernel(page) -> None:
         choose.click()
     except Timeout:
         pass
+
+
+def hand_grade(page, url: str, db_url: str, cell: str, ps: str, student: str, points: float,
+               comment: str) -> None:
+    """Give ``cell`` of ``student``'s ``ps`` ``points`` and ``comment`` on formgrader's
+    grading page ``url``, and wait until the gradebook at ``db_url`` holds both."""
+    from nbgrader.api import Gradebook
+
+    page.goto(url)
+    formgrader_form_ready(page)
+    score = page.locator(f"input.score#{cell}")
+    score.fill(str(points))
+    score.press("Tab")
+    box = page.locator(f"textarea#{cell}-comment")
+    box.fill(comment)
+    box.press("Tab")
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        with Gradebook(db_url) as gb:
+            grade = gb.find_grade(cell, ps, ps, student).manual_score
+            said = gb.find_comment(cell, ps, ps, student).manual_comment
+        if grade == points and said == comment:
+            break
+        page.wait_for_timeout(300)  # (time.sleep would hold the page's routed requests)
+    assert (grade, said) == (points, comment)

@@ -209,23 +209,8 @@ def test_the_ta_grades_her_hand_in_in_formgrader_through_the_hub(real_hub, page,
     assert "check" not in stream_text(graded, CELL), stream_text(graded, CELL)
     assert attempts(real_hub) == checks_before
 
-    page.goto(real_hub["url"] + f"{FORMGRADER}submissions/{notebook_id}/")
-    lab.formgrader_form_ready(page)
-    score = page.locator(f"input.score#{WRITTEN}")
-    score.fill(str(HAND_POINTS))
-    score.press("Tab")
-    comment = page.locator(f"textarea#{WRITTEN}-comment")
-    comment.fill(COMMENT)
-    comment.press("Tab")
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        with Gradebook(course.db_url) as gb:
-            grade = gb.find_grade(WRITTEN, PS, PS, STUDENT).manual_score
-            said = gb.find_comment(WRITTEN, PS, PS, STUDENT).manual_comment
-        if grade == HAND_POINTS and said == COMMENT:
-            break
-        page.wait_for_timeout(300)
-    assert (grade, said) == (HAND_POINTS, COMMENT)
+    lab.hand_grade(page, real_hub["url"] + f"{FORMGRADER}submissions/{notebook_id}/",
+                   course.db_url, WRITTEN, PS, STUDENT, HAND_POINTS, COMMENT)
 
     page.goto(real_hub["url"] + f"{FORMGRADER}manage_submissions/{PS}")
     ada.locator(".generate-feedback a").wait_for()

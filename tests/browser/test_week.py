@@ -134,24 +134,6 @@ def _classmate_hands_in(hub) -> None:
     hub.nbgrader("submit", PS, "--course", COURSE_ID, student=CLASSMATE)
 
 
-def _modal(page) -> str:
-    """formgrader's result dialog: its text, once it is shown; then closed."""
-    modal = page.locator("#success-modal, #error-modal").first
-    modal.wait_for(state="visible", timeout=lab.SLOW_MS)
-    text = modal.inner_text()
-    assert modal.get_attribute("id") == "success-modal", text
-    modal.locator(".modal-footer button").first.click()  # OK
-    modal.wait_for(state="hidden")
-    return text
-
-
-def _form_ready(page) -> None:
-    """Wait until formgrader has loaded the grades and comments into its form: a value
-    typed before that is overwritten, and its change is never saved."""
-    page.wait_for_function("() => window.formgrader && formgrader.grades.loaded"
-                           " && formgrader.comments.loaded", timeout=lab.SLOW_MS)
-
-
 def _start_cli_grading(hub, tmp_path):
     """``python -m kit.autograde`` on ada's collected notebook, in a copy of the course
     (started now, it runs while the TA works in formgrader); returns (process, copy)."""
@@ -183,7 +165,7 @@ def test_ta_collects_autogrades_and_hand_grades(hub, ta_server, page, seen, tmp_
     page.goto(ta_server.page_url("formgrader/manage_assignments"))
     row = page.locator("#main-table tr", has_text=PS)
     row.locator(".collect a").click()
-    assert "collected" in _modal(page).lower()
+    assert "collected" in lab.formgrader_modal(page).lower()
     for student in (STUDENT, CLASSMATE):
         assert hub.course.notebook("submitted", PS, student).exists()
     cli = _start_cli_grading(hub, tmp_path)
@@ -196,7 +178,7 @@ def test_ta_collects_autogrades_and_hand_grades(hub, ta_server, page, seen, tmp_
     ada = page.locator("#main-table tr", has=page.locator(".student-id", has_text=STUDENT))
     assert "needs autograding" in ada.locator(".status").inner_text()
     ada.locator(".autograde a").click()
-    assert f"autograded '{PS}' for student '{STUDENT}'" in _modal(page)
+    assert f"autograded '{PS}' for student '{STUDENT}'" in lab.formgrader_modal(page)
     expect(ada.locator(".score")).to_contain_text("/", timeout=lab.SLOW_MS)
     auto, total = lab.score_text(ada.locator(".score").inner_text())
     assert "needs manual grading" in ada.locator(".status").inner_text()
@@ -207,25 +189,10 @@ def test_ta_collects_autogrades_and_hand_grades(hub, ta_server, page, seen, tmp_
 
     with Gradebook(hub.course.db_url) as gb:
         notebook_id = gb.find_submission_notebook(PS, PS, STUDENT).id
-    page.goto(ta_server.page_url(f"formgrader/submissions/{notebook_id}/"))
-    _form_ready(page)
-    score = page.locator(f"input.score#{WRITTEN}")
-    score.fill(str(HAND_POINTS))
-    score.press("Tab")
-    comment = page.locator(f"textarea#{WRITTEN}-comment")
-    comment.fill(COMMENT)
-    comment.press("Tab")
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        with Gradebook(hub.course.db_url) as gb:
-            grade = gb.find_grade(WRITTEN, PS, PS, STUDENT).manual_score
-            said = gb.find_comment(WRITTEN, PS, PS, STUDENT).manual_comment
-        if grade == HAND_POINTS and said == COMMENT:
-            break
-        page.wait_for_timeout(300)  # (time.sleep would hold the page's routed requests)
-    assert (grade, said) == (HAND_POINTS, COMMENT)
+    lab.hand_grade(page, ta_server.page_url(f"formgrader/submissions/{notebook_id}/"),
+                   hub.course.db_url, WRITTEN, PS, STUDENT, HAND_POINTS, COMMENT)
     page.reload()
-    _form_ready(page)
+    lab.formgrader_form_ready(page)
     assert page.locator(f"input.score#{WRITTEN}").input_value() == str(HAND_POINTS)
     assert page.locator(f"textarea#{WRITTEN}-comment").input_value() == COMMENT
 
@@ -234,9 +201,9 @@ def test_ta_collects_autogrades_and_hand_grades(hub, ta_server, page, seen, tmp_
     with_hand = lab.score_text(ada.locator(".score").inner_text())[0]
     assert with_hand == pytest.approx(auto + HAND_POINTS)
     ada.locator(".generate-feedback a").click()
-    assert "generated feedback" in _modal(page).lower()
+    assert "generated feedback" in lab.formgrader_modal(page).lower()
     ada.locator(".release-feedback a").click()
-    assert "released feedback" in _modal(page).lower()
+    assert "released feedback" in lab.formgrader_modal(page).lower()
 
     hub.nbgrader("export", "--to=grades.csv")
     with (hub.course.root / "grades.csv").open(newline="") as fh:
