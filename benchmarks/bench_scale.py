@@ -41,12 +41,12 @@ from scale_cluster import Cluster, grade_locally
 from scale_projection import Measured, per_notebook, projections
 
 from kit.autograde import grade_class
-from kit.course import Course, copy_course, quiet_gradebook
+from kit.course import ASSIGNMENTS, Course, copy_course, quiet_gradebook
 from kit.engines import cputime
 from kit.engines import dask_client as cluster_engine
 from kit.intake.submitted import lay_class
 from kit.release import release
-from tests.demo_class import ROSTER
+from tests.demo_class import ROSTER, other_problem_set
 
 STATEMENTS = [0]
 #: Seconds of an idle window before grading: the scheduler's cost per worker at rest.
@@ -58,10 +58,18 @@ def _count(*_args, **_kwargs):
 
 
 def synthetic_roster(students: int, assignments) -> dict:
-    """``students`` students, each handing in what a demo-class student hands in."""
-    names = [(n, w) for n, w in ROSTER.items() if any(a in w for a in assignments)]
-    return {f"s{i:05d}_{name}": {a: w[a] for a in assignments if a in w}
-            for i, (name, w) in zip(range(students), itertools.cycle(names))}
+    """``students`` students, each handing in what a demo-class student hands in.
+
+    A hand-in of the previous problem set (:func:`tests.demo_class.other_problem_set`) is
+    left out unless that problem set is graded too: its release is not in the course.
+    """
+    def usable(a, what) -> bool:
+        return what is not other_problem_set or ASSIGNMENTS[ASSIGNMENTS.index(a) - 1] in assignments
+
+    work = {n: {a: w[a] for a in assignments if a in w and usable(a, w[a])}
+            for n, w in ROSTER.items()}
+    names = [(n, w) for n, w in work.items() if w]
+    return {f"s{i:05d}_{name}": w for i, (name, w) in zip(range(students), itertools.cycle(names))}
 
 
 def own_cpu() -> float:
