@@ -221,6 +221,7 @@ def main() -> int:
     steady = run["steady"]
     m = Measured(cores=cores, graded=graded, local_wall=local_wall, local_cpu=local_cpu,
                  cluster_wall=wall_b, workers=args.processes, worker_cpu=cpu["workers"],
+                 worker_idle_cpu=run["idle"]["workers"],
                  client_cpu=cpu["client"], scheduler_cpu=cpu["scheduler"], db_cpu=cpu["database"],
                  steady_nb=run["steady_nb"], steady_wall=steady["wall"],
                  steady_client_cpu=steady["client"],
