@@ -255,6 +255,9 @@ def main() -> int:
           f"{sum(c[2] for c in captured):.2f} s recording {recorded} notebooks in "
           f"{len(captured)} batches")
     print("\n".join(projections(m)))
+    if graded < 20:
+        print(f"only {graded} notebooks graded: local grading's start (its processes, imports) "
+              "weighs on its CPU per notebook; use --students 20 or more for the ratios")
     if graded < notebooks:  # the demo class's odd hand-ins (a corrupt file, the wrong problem set)
         print(f"{notebooks - graded} hand-ins not graded in both runs, as in the demo class")
     return 0 if same else 1

@@ -4,8 +4,9 @@
   own, with its grading processes and their sandboxed kernels;
 - :class:`Cluster`: a Dask scheduler and N workers started as ``dask scheduler`` and
   ``dask worker`` would be on a real cluster, each its own process tree; every worker has
-  its own temporary root (``TMPDIR``, working and local directory), sharing no folder with
-  the client or the other workers.
+  its own temporary root (``TMPDIR``: its course copy, kernel sockets), Jupyter runtime
+  folder (connection files), working and local directory, sharing no folder with the
+  client or the other workers.
 
 Each runs under ``python -m kit.engines.cputime``, a child subreaper, so that a kernel
 orphaned by its sandbox's wrapper still counts in its tree's CPU.
@@ -98,12 +99,13 @@ class Cluster:
     def add_workers(self, workers: int) -> None:
         """Start ``workers`` one-thread workers, each in its own folder; wait for them."""
         for i in range(workers):
-            own = self.folder / f"worker{i}"  # its temporary root: course copies, kernel sockets
+            own = self.folder / f"worker{i}"  # its own folders, nothing shared
             (own / "tmp").mkdir(parents=True)
             self._start("workers", [str(BIN / "dask"), "worker", self.address, "--nthreads", "1",
                                     "--nworkers", "1", "--name", f"w{i}", "--no-dashboard",
                                     "--local-directory", str(own / "dask")],
-                        own, _env(TMPDIR=str(own / "tmp")))
+                        own, _env(TMPDIR=str(own / "tmp"),
+                                  JUPYTER_RUNTIME_DIR=str(own / "runtime")))
         self._wait(workers)
 
     def _start(self, kind: str, command: list[str], cwd: Path, env: dict) -> None:
