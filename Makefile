@@ -77,8 +77,10 @@ bench: venv
 bench-grading: venv
 	$(BIN)/python benchmarks/bench_grading.py --students 40
 
-# Local processes + sqlite against a Dask LocalCluster + a throwaway PostgreSQL server, then
-# recording notebooks through nbgrader's ORM against the kit's batches, into both.
+# A few minutes on 2 cores: local grading + sqlite against a cluster of this machine (dask
+# scheduler, dask worker processes) + a throwaway PostgreSQL server, CPU per process kind, the
+# recording rates and the projections to large classes; then recording notebooks through
+# nbgrader's ORM against the kit's batches, into both.
 bench-scale: venv
 	$(BIN)/python benchmarks/bench_scale.py --students 20
 	$(BIN)/python benchmarks/bench_recording.py

@@ -10,4 +10,5 @@ on_result, bar, where) -> str``, from which :mod:`kit.autograde` chooses:
 - :mod:`.dask_client`: the workers of a Dask cluster (their side: :mod:`.dask_worker`).
 
 :mod:`.ledger` records what was graded so that a rerun skips it; :mod:`.progress` shows it.
+:mod:`.cputime` counts a process tree's CPU, kernels included (``make bench-scale``).
 """

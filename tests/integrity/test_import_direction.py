@@ -28,6 +28,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("kpca_ref.variants",),  # each student's exact numbers and keys
     ("kpca_ref.grading",),  # hidden cases, comparison, mistakes
     ("kpca_probe",),  # runs the hidden tests in the kernel (falls back to kpca_ref.grading)
+    # CPU seconds of process trees (make bench-scale counts each process kind's): needs nothing
+    ("kit.engines.cputime",),
     # where a course lives, how nbgrader is driven for it; student text made inert on a terminal
     ("kit.course", "kit.inert"),
     # the grader's secret that salts each student's hidden inputs (kept in the course
