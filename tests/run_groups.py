@@ -6,7 +6,7 @@ for most of its run. The suite is split in two groups that share no session fixt
 
 - ``grading``: everything that grades the demo class and the prepared submissions (the
   session fixtures ``demo_run`` and ``graded``), the variants, the grading tables, the
-  reference implementation and its doctests;
+  reference implementation and its doctests, and the catalogue of in-kernel attacks;
 - ``rest``: every other test (``tests/`` without the paths above), so that nothing is left
   out when a test file is added.
 
@@ -25,9 +25,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: the ``grading`` group; ``rest`` is ``tests/`` without these
+#: the ``grading`` group; ``rest`` is ``tests/`` without these. The catalogue of in-kernel
+#: attacks (its own course) sits here to even out the groups: on a fresh clone here the
+#: grading group took 15.0 min and the rest 18.3 min with it in the rest.
 GRADING = ["tests/notebooks", "tests/pipeline/test_pipeline.py", "tests/variants",
-           "tests/grading", "tests/ref", "tests/sklearn_dropin", "kpca_ref", "kpca_probe"]
+           "tests/grading", "tests/ref", "tests/sklearn_dropin", "kpca_ref", "kpca_probe",
+           "tests/integrity/test_attacks.py"]
 
 #: ``make check``'s own end-to-end step: it grades one problem set that the ``grading`` group
 #: grades anyway (tests/notebooks), so ``make test`` leaves it out
