@@ -164,7 +164,13 @@ class Variant:
     numbers: SimpleNamespace
     answers: dict = field(repr=False)
     up_to_sign: frozenset = field(repr=False)
-    mistakes: dict = field(repr=False)
+
+    @functools.cached_property
+    def mistakes(self) -> dict:
+        """``{answer name: [(code, message, wrong value), ...]}``: computed when first asked
+        for (grading needs them only to name a wrong answer's mistake)."""
+        mod = module(self.ps)
+        return mod.mistakes(self.numbers) if hasattr(mod, "mistakes") else {}
 
     def shown(self, answer_name: str) -> str:
         """The numbers an exact answer is built on, as ``N.a = 1, N.b = 2``."""
@@ -197,8 +203,7 @@ def variant(ps: str, student_id: str, course_id: str = COURSE_ID) -> Variant:
     missing = set(mod.ITEMS) ^ set(found)
     if missing:
         raise RuntimeError(f"{ps}: ITEMS and answers() disagree on {sorted(missing)}")
-    wrong = mod.mistakes(n) if hasattr(mod, "mistakes") else {}
-    return Variant(ps, student_id, course_id, n, found, frozenset(mod.UP_TO_SIGN), wrong)
+    return Variant(ps, student_id, course_id, n, found, frozenset(mod.UP_TO_SIGN))
 
 
 def answer(name: str, student_id: str, course_id: str = COURSE_ID):
