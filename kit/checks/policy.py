@@ -12,9 +12,9 @@ changes, no restart needed)::
 An item's limit is its own entry in ``limits``, else its problem set's, else the default:
 ``attempts``, but never so many that checking the item's commonest values would be right
 for more than a tenth of the students (:mod:`kit.checks.guessing`), so that guessing
-through a small domain is worth little; an item whose commonest value alone is that common,
-and a yes/no item (one check would give it away), get 0 and cannot be checked unless
-``limits`` names them.
+through a small domain is worth little; an item whose commonest value alone is that common
+gets 0 and cannot be checked unless ``limits`` names it. A yes/no item (ps3's verdicts: one
+check would give it away) is never checked, whatever ``limits`` says.
 """
 
 from __future__ import annotations
@@ -118,6 +118,11 @@ class Policy:
             return 0, "checks are turned off for this course"
         if ps in s.closed:
             return 0, f"checks are closed for {ps} (your instructor turned them off)"
+        from kpca_ref import variants
+
+        if item in getattr(variants.module(ps), "CHECKED", ()):
+            return 0, (f"{item} cannot be checked: it says yes or no, and one check would "
+                       "give that away")
         if item in s.limits:
             limit = int(s.limits[item])
         elif ps in s.limits:

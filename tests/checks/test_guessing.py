@@ -50,3 +50,14 @@ def test_guessing_the_commonest_values_pays_for_few_students_of_a_real_class(ps)
                                    for s in ids)
         right = sum(count for _, count in seen.most_common(limit))
         assert right / len(ids) <= 0.15, (item, limit, right)  # 10%, and the sample's noise
+
+
+def test_yes_no_items_are_never_checked_whatever_the_limits_say(tmp_path):
+    from kit.checks.policy import Policy
+
+    policy = Policy(tmp_path, {"limits": {"ps3_mercer": 5, "ps3_verdict_2": 3}})
+    for item in ("ps3_verdict_1", "ps3_verdict_2"):
+        limit, why = policy.limit(item)
+        assert limit == 0 and "yes or no" in why
+    assert policy.limit("ps3_dist_gram")[0] == 5  # the problem set's limit holds for the rest
+    assert Policy(tmp_path, {"limits": {"ps1_lift_dot_u": 2}}).limit("ps1_lift_dot_u")[0] == 2
