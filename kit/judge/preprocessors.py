@@ -80,27 +80,28 @@ def _salt(resources) -> tuple[int, ...]:
     return salt_words(course_secret(folder.parents[2]), assignment, student)
 
 
-def _check_costs(resources, student: str) -> tuple[dict, float]:
+def _check_costs(config, resources, student: str) -> tuple[dict, float]:
     """``(wrong checks per item, cost of each)`` when the course makes instant checks cost
-    points (``c.KpcaCheck.wrong_check_cost`` > 0, :mod:`kit.checks`); else ``({}, 0.0)``.
-    Only checks made before the hand-in's timestamp count."""
-    from kit.checks.policy import Policy
+    points (``c.KpcaCheck.wrong_check_cost`` > 0 in ``config``, the grading app's own,
+    :mod:`kit.checks`); else ``({}, 0.0)`` without reading anything more. Only checks made
+    before the hand-in's timestamp count."""
+    from kit.checks.policy import KpcaCheck
 
-    folder = Path(_case_path(resources)).resolve().parent  # autograded/<student>/<ps>/
-    policy = Policy(folder.parents[2])
-    cost = policy.settings.wrong_check_cost
+    cost = KpcaCheck(config=config).wrong_check_cost
     assignment = (resources.get("nbgrader") or {}).get("assignment")
     if cost <= 0 or not assignment:
         return {}, 0.0
     from nbgrader.utils import parse_utc
 
+    from kit.checks.policy import Policy
     from kit.checks.store import wrong_checks
 
+    folder = Path(_case_path(resources)).resolve().parent  # autograded/<student>/<ps>/
     try:
         until = parse_utc((folder / "timestamp.txt").read_text().strip()).replace(tzinfo=None)
     except (OSError, ValueError, TypeError):
         until = None
-    return wrong_checks(policy.db_url, student, assignment, until), cost
+    return wrong_checks(Policy(folder.parents[2]).db_url, student, assignment, until), cost
 
 
 def _in_kernel_cell_id(index: int, cell) -> str:
@@ -200,7 +201,7 @@ class JudgeHiddenTests(NbGraderPreprocessor):
         student = _student(resources)
         used = (kernel_ids(nb, "drawn") if resources.pop(_LOGIN_KEY, False)
                 else typed_ids(nb) | kernel_ids(nb))
-        who = (Identity(student, used, *_check_costs(resources, student))
+        who = (Identity(student, used, *_check_costs(self.config, resources, student))
                if student is not None else None)
         zeroed = forbidden_parts(nb)
         from kpca_ref.grading import cases

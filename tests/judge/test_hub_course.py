@@ -66,6 +66,8 @@ def test_only_wrong_checks_before_the_first_right_one_and_the_hand_in_count(tmp_
 
 
 def test_by_default_checks_cost_nothing(tmp_path):
+    from traitlets.config import Config
+
     course = copy_course(tmp_path / "course", [PS])
     store = Store(Policy(course.root).db_url)
     _check(store, "bob", ITEM, "wrong", HANDED_IN)
@@ -73,10 +75,10 @@ def test_by_default_checks_cost_nothing(tmp_path):
     folder.mkdir(parents=True)
     resources = {"metadata": {"path": str(folder)},
                  "nbgrader": {"student": "bob", "assignment": PS}}
-    assert _check_costs(resources, "bob") == ({}, 0.0)
-    with open(course.root / "nbgrader_config.py", "a") as config:
-        config.write("\nc.KpcaCheck.wrong_check_cost = 0.5\n")
-    assert _check_costs(resources, "bob") == ({ITEM: 1}, 0.5)
+    config = Config()
+    assert _check_costs(config, resources, "bob") == ({}, 0.0)
+    config.KpcaCheck.wrong_check_cost = 0.5
+    assert _check_costs(config, resources, "bob") == ({ITEM: 1}, 0.5)
 
 
 def test_a_hub_course_grades_on_the_login_and_charges_wrong_checks(tmp_path):
