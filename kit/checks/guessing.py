@@ -29,7 +29,7 @@ import random
 import sys
 from pathlib import Path
 
-__all__ = ["GUESS_SHARE", "guess_limit", "item_counts", "stored_counts"]
+__all__ = ["GUESS_SHARE", "guess_limit", "item_counts", "stored_counts", "yes_no"]
 
 #: the most a student's checks may be worth by guessing alone: a tenth of the class
 GUESS_SHARE = 0.10
@@ -49,6 +49,14 @@ def _key(value, signed: bool) -> str:
         entries = [abs(v) for v in value] if signed else list(value)
         return f"{value.shape}{entries}"
     return str(abs(value) if signed else value)
+
+
+def yes_no(item: str) -> bool:
+    """Whether ``item`` is answered yes or no (ps3's verdicts, judged by a witness or a
+    certificate: its problem set's ``CHECKED``): one check of it would give it away."""
+    from kpca_ref import variants
+
+    return item in getattr(variants.module(variants.problem_set_of(item)), "CHECKED", ())
 
 
 def fingerprint(ps: str) -> str:
@@ -137,13 +145,8 @@ def write(problem_sets=None) -> dict:
 
     store = dict(stored_counts())
     for ps in problem_sets or variants.PROBLEM_SETS:
-        mod = variants.module(ps)
-        checked = getattr(mod, "CHECKED", frozenset())  # yes/no verdicts: never checkable
-        items = {}
-        for item in mod.ITEMS:
-            if item not in checked:
-                total, counts = item_counts(item)
-                items[item] = [total, counts]
+        items = {item: list(item_counts(item)) for item in variants.module(ps).ITEMS
+                 if not yes_no(item)}  # yes/no verdicts are never checked
         store[ps] = {"fingerprint": fingerprint(ps), "items": items}
         print(f"{ps}: {len(items)} items counted", flush=True)
     STORE.write_text(json.dumps(store, indent=1, sort_keys=True) + "\n")

@@ -69,14 +69,9 @@ def item_problem_set(item: str) -> str | None:
 def default_limit(item: str, attempts: int) -> int:
     """``attempts``, or fewer where guessing the commonest values would pay
     (:func:`kit.checks.guessing.guess_limit`); 0 for a yes/no item."""
-    from kit.checks.guessing import guess_limit
-    from kpca_ref import variants
+    from kit.checks.guessing import guess_limit, yes_no
 
-    ps = item_problem_set(item)
-    value = variants.variant(ps, "\x1fdomain-probe").answers[item]
-    if isinstance(value, bool) or getattr(value, "is_Boolean", False):
-        return 0
-    return guess_limit(item, attempts)
+    return 0 if yes_no(item) else guess_limit(item, attempts)
 
 
 class Policy:
@@ -118,9 +113,9 @@ class Policy:
             return 0, "checks are turned off for this course"
         if ps in s.closed:
             return 0, f"checks are closed for {ps} (your instructor turned them off)"
-        from kpca_ref import variants
+        from kit.checks.guessing import yes_no
 
-        if item in getattr(variants.module(ps), "CHECKED", ()):
+        if yes_no(item):
             return 0, (f"{item} cannot be checked: it says yes or no, and one check would "
                        "give that away")
         if item in s.limits:
