@@ -139,6 +139,17 @@ def guess_limit(item: str, attempts: int, share: float = GUESS_SHARE) -> int:
     return limit
 
 
+def _layout(store: dict) -> str:
+    """``store`` as JSON with one line per item (reviewable in a diff)."""
+    blocks = []
+    for ps in sorted(store):
+        items = store[ps]["items"]
+        lines = ",\n".join(f"   {json.dumps(i)}: {json.dumps(items[i])}" for i in sorted(items))
+        blocks.append(f' {json.dumps(ps)}: {{\n  "fingerprint": '
+                      f'{json.dumps(store[ps]["fingerprint"])},\n  "items": {{\n{lines}\n  }}\n }}')
+    return "{\n" + ",\n".join(blocks) + "\n}\n"
+
+
 def write(problem_sets=None) -> dict:
     """Count every item of ``problem_sets`` (default: all) and store the counts."""
     from kpca_ref import variants
@@ -149,7 +160,7 @@ def write(problem_sets=None) -> dict:
                  if not yes_no(item)}  # yes/no verdicts are never checked
         store[ps] = {"fingerprint": fingerprint(ps), "items": items}
         print(f"{ps}: {len(items)} items counted", flush=True)
-    STORE.write_text(json.dumps(store, indent=1, sort_keys=True) + "\n")
+    STORE.write_text(_layout(store))
     stored_counts.cache_clear()
     _counts.cache_clear()
     return store
