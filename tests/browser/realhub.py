@@ -137,6 +137,17 @@ def log_in(page, hub: dict, user: str, then: str = "") -> None:
         page.locator(".jp-DirListing-content").wait_for(timeout=180_000)  # server started
 
 
+def press_in_panel(page, hub: dict, user: str, listed: str, button: str) -> None:
+    """Sign ``user`` in, open the Assignments panel and press ``button`` of the problem set
+    in its ``listed`` list (``released``, ``fetched``, ``submitted``)."""
+    from tests.browser import lab
+
+    log_in(page, hub, user)
+    lab.open_assignments(page)
+    rows = lab.assignment_rows(page, listed, 1)
+    rows.first.locator(".item_status button", has_text=button).click()
+
+
 #: marks the line of :func:`forging_cell`'s output that holds the replies
 FORGED = "forged-and-flooded:"
 

@@ -54,6 +54,7 @@ from tests.browser.realhub import (
     forging_cell,
     judged_lines,
     log_in,
+    press_in_panel,
     running_hub,
     stream_text,
     where_probe,
@@ -94,11 +95,7 @@ def seen():
 
 
 def test_a_student_sees_her_numbers_and_checks_an_exact_answer(real_hub, page, seen):
-    log_in(page, real_hub, STUDENT)
-
-    lab.open_assignments(page)
-    released = lab.assignment_rows(page, "released", 1)
-    released.first.locator(".item_status button").click()  # Fetch
+    press_in_panel(page, real_hub, STUDENT, "released", "Fetch")
     lab.assignment_rows(page, "fetched", 1)
     path = real_hub["dir"] / "home" / STUDENT / PS / f"{PS}.ipynb"
     assert path.exists()
@@ -159,10 +156,7 @@ def test_a_student_sees_her_numbers_and_checks_an_exact_answer(real_hub, page, s
 
 def test_she_submits_from_the_assignments_panel(real_hub, page, seen):
     assert "checked" in seen, "her check step did not finish: nothing to submit"
-    log_in(page, real_hub, STUDENT)
-    lab.open_assignments(page)
-    fetched = lab.assignment_rows(page, "fetched", 1)
-    fetched.first.locator(".item_status button", has_text="Submit").click()
+    press_in_panel(page, real_hub, STUDENT, "fetched", "Submit")
     submitted = lab.assignment_rows(page, "submitted", 1)
     assert PS in submitted.first.locator(".item_name").first.inner_text()
     inbound = list((real_hub["dir"] / "exchange" / COURSE_ID / "inbound").iterdir())
@@ -224,10 +218,7 @@ def test_the_ta_grades_her_hand_in_in_formgrader_through_the_hub(real_hub, page,
 
 def test_she_fetches_and_reads_her_feedback(real_hub, page, seen):
     assert "score" in seen, "the TA's step did not finish: no feedback"
-    log_in(page, real_hub, STUDENT)
-    lab.open_assignments(page)
-    submitted = lab.assignment_rows(page, "submitted", 1)
-    submitted.first.locator(".item_status button", has_text="Fetch Feedback").click()
+    press_in_panel(page, real_hub, STUDENT, "submitted", "Fetch Feedback")
     page.locator("#submitted_assignments_list a", has_text="view feedback").first.click()
     page.locator(".jp-DirListing-item", has_text=f"{PS}.html").wait_for(timeout=lab.SLOW_MS)
     folder = next((real_hub["dir"] / "home" / STUDENT / PS / "feedback").iterdir())
