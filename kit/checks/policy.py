@@ -125,6 +125,6 @@ class Policy:
         else:
             limit = default_limit(item, s.attempts)
             if limit == 0:
-                return 0, (f"{item} cannot be checked: so many students share each of its "
-                           "few possible answers that a check would give it away")
+                return 0, (f"{item} cannot be checked: its commonest answers are shared by "
+                           "so many students that a check would give it away")
         return max(limit, 0), f"checks are turned off for {item}"
