@@ -225,7 +225,7 @@ def run(course: Course, jobs, scheduler: str, feedback: bool, on_result, bar=Non
         if futures:
             client.cancel(list(futures), force=True)
             with contextlib.suppress(Exception):  # a worker already gone has no kernel left
-                client.run(_stop_kernels)
+                _stop_everywhere(client)
         raise
     finally:
         with contextlib.suppress(Exception):
@@ -237,6 +237,20 @@ def run(course: Course, jobs, scheduler: str, feedback: bool, on_result, bar=Non
         if cluster is not None:
             cluster.close()
     return {"workers": peak, "seconds": time.perf_counter() - start, "graded": graded}
+
+
+def _stop_everywhere(client, quiet_rounds: int = 3, pause: float = 0.5,
+                     seconds: float = 10.0) -> None:
+    """Kill every worker's grading kernels until ``quiet_rounds`` rounds in a row find none.
+
+    The kill goes straight to the workers, the cancellation through the scheduler: a worker
+    whose kernel was just killed may take its next job, and start that job's kernel, before
+    the cancellation reaches it. Killing once left that kernel running."""
+    quiet, deadline = 0, time.monotonic() + seconds
+    while quiet < quiet_rounds and time.monotonic() < deadline:
+        killed = sum(client.run(_stop_kernels).values())
+        quiet = 0 if killed else quiet + 1
+        time.sleep(pause)
 
 
 def _stop_kernels() -> int:
