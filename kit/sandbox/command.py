@@ -115,25 +115,37 @@ def _parent_dirs(dest: str, made: set[str]) -> list[str]:
     return out
 
 
-def bwrap_command(bwrap: str, connection_file: Path, socket_dir: Path, cwd: Path,
-                  uid: int, gid: int) -> list[str]:
-    """The full bwrap command line for one kernel."""
+#: Variables that differ from one notebook to the next (the warm template,
+#: :mod:`kit.sandbox.warm`, is shared by every kernel whose other variables are the same).
+PER_NOTEBOOK_ENV = ("KPCA_STUDENT_ID", "KPCA_NUMBERS_FROM_LOGIN", "NBGRADER_EXECUTION",
+                    "NBGRADER_VALIDATING")
+
+
+def kernel_environment(cwd: Path) -> dict[str, str]:
+    """The whole environment of a kernel started from the folder ``cwd``."""
     venv = kernelenv.env_dir().resolve()
-    python = str(kernelenv.python_of(venv))
-    args = [bwrap, "--die-with-parent", "--new-session",
-            "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
-            "--unshare-cgroup-try", "--hostname", "sandbox", "--clearenv"]
     env = {k: os.environ[k] for k in os.environ
            if k in PASS_ENV or k.startswith(PASS_ENV_PREFIX)}
     env.update(PATH=f"{venv / 'bin'}:/usr/local/bin:/usr/bin:/bin", HOME="/tmp",
                IPYTHONDIR="/tmp/.ipython", MPLCONFIGDIR="/tmp/.matplotlib",
                MPLBACKEND=env.get("MPLBACKEND", "Agg"), PYTHONDONTWRITEBYTECODE="1",
                JPY_PARENT_PID="1")  # its real parent is outside the pid namespace
-    tmp_size = str(limit("tmp_mb") << 20)
-    # (mount point, operation): each mount point gets traversable parents first
+    if probe_dir(course_root(cwd)) is not None:
+        env["PYTHONPATH"] = PROBE_PATH
+    return env
+
+
+def static_environment(env: dict[str, str]) -> dict[str, str]:
+    """``env`` without what differs from one notebook to the next."""
+    return {k: v for k, v in env.items()
+            if k not in PER_NOTEBOOK_ENV and not k.startswith(PASS_ENV_PREFIX)}
+
+
+def _shared_ops(venv: Path, env: dict[str, str], cwd: Path) -> list[tuple[str, list[str]]]:
+    """The mounts every kernel has: system, kernel environment, fonts, /tmp, the probe."""
     ops = _system_binds()
     ops += [("", ["--dev", "/dev", "--proc", "/proc"]),
-            ("", ["--perms", "1777", "--size", tmp_size, "--tmpfs", "/tmp"]),
+            ("", ["--perms", "1777", "--size", str(limit("tmp_mb") << 20), "--tmpfs", "/tmp"]),
             (str(venv), ["--ro-bind", str(venv), str(venv)])]
     ops += [("", ["--tmpfs", d, "--remount-ro", d]) for d in kernelenv.other_site_dirs()]
     # matplotlib's font list, built with the environment: without it every kernel rebuilds it
@@ -145,7 +157,32 @@ def bwrap_command(bwrap: str, connection_file: Path, socket_dir: Path, cwd: Path
     if probe is not None:  # alone on the kernel's path: nothing else of the course comes along
         inside = f"{PROBE_PATH}/kpca_probe"
         ops.append((inside, ["--ro-bind", str(probe), inside]))
-        env["PYTHONPATH"] = PROBE_PATH
+    return ops
+
+
+def _assemble(args: list[str], ops, env: dict[str, str], chdir: str) -> list[str]:
+    made = {"/"}
+    for dest, op in ops:
+        args = args + (_parent_dirs(dest, made) if dest else []) + op
+    args += ["--chdir", chdir]
+    for key, value in sorted(env.items()):
+        args += ["--setenv", key, value]
+    return args
+
+
+def _namespaces(bwrap: str) -> list[str]:
+    return [bwrap, "--new-session", "--unshare-pid", "--unshare-net", "--unshare-ipc",
+            "--unshare-uts", "--unshare-cgroup-try", "--hostname", "sandbox", "--clearenv"]
+
+
+def bwrap_command(bwrap: str, connection_file: Path, socket_dir: Path, cwd: Path,
+                  uid: int, gid: int) -> list[str]:
+    """The full bwrap command line for one kernel."""
+    venv = kernelenv.env_dir().resolve()
+    python = str(kernelenv.python_of(venv))
+    env = kernel_environment(cwd)
+    tmp_size = str(limit("tmp_mb") << 20)
+    ops = _shared_ops(venv, env, cwd)
     ops.append((str(socket_dir), ["--bind", str(socket_dir), str(socket_dir)]))
     # The working folder is a private tmpfs holding the folder's files read-only: the kernel
     # can write there, but nothing it writes reaches the disk or outlives it (so it cannot
@@ -154,14 +191,27 @@ def bwrap_command(bwrap: str, connection_file: Path, socket_dir: Path, cwd: Path
     for item in sorted(cwd.iterdir()):
         if item.is_file() and not item.is_symlink():
             ops.append(("", ["--ro-bind", str(item), str(item)]))
-    made = {"/"}
-    for dest, op in ops:
-        args += (_parent_dirs(dest, made) if dest else []) + op
-    args += ["--chdir", str(cwd)]
-    for key, value in sorted(env.items()):
-        args += ["--setenv", key, value]
-    args += [python, "-I", "-c", INNER, str(uid), str(gid),
-             str(limit("memory_mb") << 20), str(limit("nproc")), str(limit("cpu_seconds")),
-             str(limit("fsize_mb") << 20),
-             python, "-m", "ipykernel_launcher", "-f", str(connection_file)]
-    return args
+    args = _assemble([_namespaces(bwrap)[0], "--die-with-parent", *_namespaces(bwrap)[1:]],
+                     ops, env, str(cwd))
+    return args + [python, "-I", "-c", INNER, str(uid), str(gid),
+                   str(limit("memory_mb") << 20), str(limit("nproc")), str(limit("cpu_seconds")),
+                   str(limit("fsize_mb") << 20),
+                   python, "-m", "ipykernel_launcher", "-f", str(connection_file)]
+
+
+def template_command(bwrap: str, cwd: Path, env: dict[str, str], source: str,
+                   listen_fd: int, life_fd: int, stage: str) -> list[str]:
+    """The bwrap command line of the warm template (:mod:`kit.sandbox.template`).
+
+    The same sandbox as a kernel's, without a working folder (each kernel it forks mounts its
+    own), with ``stage`` (where the kernels' socket folders are made) bound in, keeping root's capabilities only when started as root: the template
+    needs them to build each kernel's namespaces; the kernel drops them with root.
+    """
+    venv = kernelenv.env_dir().resolve()
+    python = str(kernelenv.python_of(venv))
+    ops = _shared_ops(venv, env, cwd) + [(stage, ["--bind", stage, stage])]
+    # --as-pid-1: the template is its sandbox's pid 1, so that every process in it (the kernels
+    # included, each in its own nested pid namespace) dies when it exits
+    args = _assemble([*_namespaces(bwrap), "--as-pid-1"], ops, env, "/")
+    return args + [python, "-c", source, "kpca-template", str(listen_fd), str(life_fd),
+                   ",".join(sorted(env)), stage]

@@ -101,6 +101,17 @@ class SandboxedExecute(Execute):
              "environment variable KPCA_GRADING_FIGURES is 0.",
     ).tag(config=True)
 
+    warm_kernels = Bool(
+        help="Fork each notebook's kernel from a template that has already imported numpy, "
+             "scipy, sympy, matplotlib and ipykernel (kit/sandbox/warm.py; root only), "
+             "instead of starting it cold. Default: on, unless the environment variable "
+             "KPCA_SANDBOX_WARM is 0.",
+    ).tag(config=True)
+
+    @default("warm_kernels")
+    def _warm_default(self):
+        return os.environ.get("KPCA_SANDBOX_WARM", "1").strip() != "0"
+
     @default("figures")
     def _figures_default(self):
         return os.environ.get("KPCA_GRADING_FIGURES", "1").strip() != "0"
@@ -112,6 +123,7 @@ class SandboxedExecute(Execute):
         """
         env = dict(kwargs.pop("env", None) or os.environ)
         env["MPLBACKEND"] = INLINE_BACKEND if self.figures else "Agg"
+        env["KPCA_SANDBOX_WARM"] = "1" if self.warm_kernels else "0"  # read by the provisioner
         return await super().async_start_new_kernel(env=env, **kwargs)
 
     start_new_kernel = run_sync(async_start_new_kernel)  # the synchronous path, same start

@@ -20,7 +20,8 @@ from pathlib import Path
 
 from jupyter_client.provisioning import LocalProvisioner
 
-from kit.sandbox.wrapper import KERNEL_NAME, PROVISIONER_NAME
+from kit.sandbox import warm
+from kit.sandbox.wrapper import KERNEL_NAME, PROVISIONER_NAME, bwrap_path
 
 
 class SandboxProvisioner(LocalProvisioner):
@@ -31,15 +32,21 @@ class SandboxProvisioner(LocalProvisioner):
     async def pre_launch(self, **kwargs):
         km = self.parent
         if km is not None:
-            if self.socket_dir is None:
-                self.socket_dir = tempfile.mkdtemp(prefix="kpca-sandbox-")
-            km.transport = "ipc"
-            km.ip = os.path.join(self.socket_dir, "k")
-            km.cache_ports = False
             env = dict(kwargs.get("env") or os.environ)
             root = _config_root(km)
             if root:
                 env["KPCA_SANDBOX_COURSE_ROOT"] = root
+            stage = None
+            env.pop(warm.ADDRESS_ENV, None)
+            bwrap = bwrap_path()
+            if warm.enabled(env) and bwrap:
+                cwd = Path(kwargs.get("cwd") or os.getcwd()).resolve()
+                env[warm.ADDRESS_ENV], stage = warm.template_for(bwrap, cwd, env)
+            if self.socket_dir is None:  # a warm kernel's must be where its template sees it
+                self.socket_dir = tempfile.mkdtemp(prefix="kpca-sandbox-", dir=stage)
+            km.transport = "ipc"
+            km.ip = os.path.join(self.socket_dir, "k")
+            km.cache_ports = False
             kwargs["env"] = env
         return await super().pre_launch(**kwargs)
 

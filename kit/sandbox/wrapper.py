@@ -47,7 +47,7 @@ import sys
 import time
 from pathlib import Path
 
-from kit.sandbox import kernelenv
+from kit.sandbox import kernelenv, warm
 from kit.sandbox.command import bwrap_command, limit
 
 KERNEL_NAME = "kpca-sandbox"
@@ -126,8 +126,16 @@ def main(argv=None) -> int:
     if os.getuid() == 0:
         for path in (socket_dir, conn):  # private to this kernel, removed after it
             os.chown(path, uid, gid)
-    command = bwrap_command(bwrap, conn, socket_dir, cwd, uid, gid)
-    proc = subprocess.Popen(command, start_new_session=True)
+    proc = None
+    address = os.environ.get(warm.ADDRESS_ENV, "")
+    if address and os.getuid() == 0:
+        proc = warm.run_kernel(address, conn, socket_dir, cwd, uid, gid)
+        if isinstance(proc, str):
+            print(f"kpca-sandbox: {proc}; starting the kernel cold", file=sys.stderr, flush=True)
+            proc = None
+    if proc is None:
+        proc = subprocess.Popen(bwrap_command(bwrap, conn, socket_dir, cwd, uid, gid),
+                                start_new_session=True)
 
     def stop(signum, frame):
         proc.kill()

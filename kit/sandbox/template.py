@@ -1,0 +1,301 @@
+"""The warm kernels' template: forks each notebook's kernel from one warmed-up process.
+
+This file runs *inside* the template's sandbox with the kernel environment's Python, and
+imports nothing of ``kit`` (:mod:`kit.sandbox.warm` passes its text to ``python -c``). It
+imports once what every graded notebook pays for (numpy, scipy, sympy, matplotlib, IPython,
+ipykernel), then serves one request per kernel on the listening socket it inherits. It never
+runs student code, is not dumpable, and is its sandbox's pid 1: when it exits, every process
+in the sandbox goes with it. It exits when its life pipe closes (the grading process is gone).
+
+For each request it forks a *keeper*, which reads the kernel's settings and descriptors (the
+wrapper's stdout and stderr, and one per file of the working folder), enters new mount, pid,
+network, ipc and uts namespaces, and forks that pid namespace's *init*. Init mounts a fresh
+``/proc``, ``/tmp`` and ``/dev/shm``, the working folder as a private tmpfs holding read-only
+copies of its files, and the kernel's socket folder (hiding the other kernels'), then forks
+the *kernel*. The kernel closes every other descriptor, takes its own environment and limits,
+drops root for its own uid (and with it every capability), reseeds numpy's and sympy's
+generators (Python reseeds ``random`` after a fork itself), and starts ipykernel. The keeper
+waits until the kernel ends, or its wrapper says "kill" or hangs up, and reports the status;
+init dies with its keeper, and the notebook's whole pid namespace with init.
+"""
+
+import ctypes
+import json
+import os
+import random
+import select
+import signal
+import socket
+import struct
+import sys
+
+CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
+CLONE_NEWPID, CLONE_NEWNET = 0x20000000, 0x40000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_BIND, MS_MOVE, MS_REC, MS_PRIVATE = 32, 4096, 8192, 16384, 1 << 18
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 1, 4, 24, 38
+#: What bubblewrap makes read-only in a fresh /proc.
+PROC_READ_ONLY = ("sys", "sysrq-trigger", "irq", "bus")
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _call(name, *args):
+    if getattr(_libc, name)(*args) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{name}{args!r}: {os.strerror(err)}")
+
+
+def _mount(source, target, fstype, flags, data=None):
+    enc = [None if v is None else str(v).encode() for v in (source, target, fstype, data)]
+    _call("mount", enc[0], enc[1], enc[2], ctypes.c_ulong(flags), enc[3])
+
+
+def _tmpfs(target, mode, size):
+    os.makedirs(target, exist_ok=True)
+    _mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, f"mode={mode},size={size}")
+
+
+def _bind(source, target, read_only, is_dir):
+    if is_dir:
+        os.makedirs(target, exist_ok=True)
+    else:
+        open(target, "a").close()
+    _mount(source, target, None, MS_BIND)
+    if read_only:
+        _mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+
+
+def _recv_request(conn):
+    """The request: a length-prefixed JSON document, and its descriptors."""
+    head, fds, _flags, _addr = socket.recv_fds(conn, 8, 250)
+    if len(head) != 8:
+        raise ValueError("short request")
+    size = struct.unpack("!Q", head)[0]
+    if size > 4 << 20:
+        raise ValueError("request too large")
+    body = b""
+    while len(body) < size:
+        chunk = conn.recv(size - len(body))
+        if not chunk:
+            raise ValueError("request cut short")
+        body += chunk
+    return json.loads(body), fds
+
+
+def _set_up_files(req, file_fds):
+    """Init's mounts: the notebook's own /proc, /tmp, /dev/shm, working and socket folders."""
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    sockets = "/run/kpca-sockets"  # the kernel's socket folder, kept aside while /tmp is new
+    _bind(req["socket_dir"], sockets, False, True)
+    if os.path.isdir(_STAGE):  # the other kernels' socket folders
+        _mount("tmpfs", _STAGE, "tmpfs", MS_NOSUID | MS_NODEV | MS_RDONLY, "mode=0755,size=4k")
+    _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    for name in PROC_READ_ONLY:
+        path = f"/proc/{name}"
+        if os.path.exists(path):
+            _mount(path, path, None, MS_BIND | MS_REC)
+            _mount(None, path, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    size = req["tmp_bytes"]
+    _tmpfs("/tmp", "1777", size)
+    _tmpfs("/dev/shm", "1777", size)
+    os.makedirs(req["mplconfigdir"], exist_ok=True)
+    os.chmod(req["mplconfigdir"], 0o1777)
+    # the working folder: a private tmpfs holding copies of its files, read-only to the kernel
+    cwd = req["cwd"]
+    _tmpfs(cwd, "1777", size)
+    for name, fd in zip(req["files"], file_fds):
+        target = os.path.join(cwd, name)
+        with open(target, "xb") as out, open(fd, "rb", closefd=True) as src:
+            while chunk := src.read(1 << 20):
+                out.write(chunk)
+        os.chmod(target, 0o444)
+    os.makedirs(req["socket_dir"], mode=0o755, exist_ok=True)
+    _mount(sockets, req["socket_dir"], None, MS_MOVE)
+    _call("sethostname", b"sandbox", 7)
+    _loopback_up()
+
+
+def _loopback_up():
+    """Bring the new network namespace's loopback up, as bubblewrap does (and nothing else)."""
+    import fcntl
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        fcntl.ioctl(sock, 0x8914, struct.pack("16sh", b"lo", 0x1 | 0x8 | 0x40))  # SIOCSIFFLAGS
+
+
+def _become_kernel(req, out_fd, err_fd):
+    """The kernel process: its descriptors, environment, limits and uid, then ipykernel."""
+    import resource
+
+    null = os.open("/dev/null", os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(out_fd, 1)
+    os.dup2(err_fd, 2)
+    os.closerange(3, 65536)
+    os.chdir(req["cwd"])
+    os.environ.clear()
+    os.environ.update(_PYTHON_ENV)  # what Python itself added at start (LC_CTYPE), if anything
+    os.environ.update(req["env"])
+    os.environ["PWD"] = req["cwd"]  # as bubblewrap's --chdir sets it
+    lim = req["limits"]
+    resource.setrlimit(resource.RLIMIT_AS, (lim["memory"], lim["memory"]))
+    resource.setrlimit(resource.RLIMIT_NPROC, (lim["nproc"], lim["nproc"]))
+    resource.setrlimit(resource.RLIMIT_CPU, (lim["cpu"], lim["cpu"] + 5))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (lim["fsize"], lim["fsize"]))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    for cap in range(64):  # the bounding set: no capability may come back
+        _libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
+    os.setgroups([])
+    os.setresgid(req["gid"], req["gid"], req["gid"])
+    os.setresuid(req["uid"], req["uid"], req["uid"])
+    if 0 in os.getresuid() or 0 in os.getresgid():
+        os._exit(70)
+    _call("prctl", PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    _call("prctl", PR_SET_DUMPABLE, 1, 0, 0, 0)  # as after exec: its own /proc is its own
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    random.seed()
+    if "numpy" in sys.modules:
+        sys.modules["numpy"].random.seed()
+    if "sympy.core.random" in sys.modules:
+        sys.modules["sympy.core.random"].rng.seed()
+    import ipykernel_launcher
+
+    sys.argv = [ipykernel_launcher.__file__, "-f", req["connection_file"]]
+    sys.path[:] = [p for p in sys.path if p not in ("", req["cwd"])]
+    from ipykernel import kernelapp
+
+    kernelapp.launch_new_instance()
+    os._exit(0)
+
+
+def _init(req, fds, keeper_alive):
+    """Pid 1 of the notebook's pid namespace: mounts, then the kernel, then reaping.
+
+    It dies with its keeper (``PR_SET_PDEATHSIG``; ``keeper_alive`` is a pipe whose other end
+    only the keeper holds, so that a keeper gone before the call is seen too).
+    """
+    _call("prctl", PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if select.select([keeper_alive], [], [], 0)[0]:
+        os._exit(75)
+    out_fd, err_fd, *file_fds = fds
+    try:
+        _set_up_files(req, file_fds)
+    except OSError as err:
+        os.write(err_fd, f"kpca-sandbox: warm kernel set-up failed: {err}\n".encode())
+        os._exit(72)
+    kernel = os.fork()
+    if kernel == 0:
+        try:
+            _become_kernel(req, out_fd, err_fd)
+        finally:
+            os._exit(70)
+    os.closerange(3, 65536)
+    while True:
+        pid, status = os.wait()
+        if pid == kernel:
+            os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
+
+
+def _keep(conn):
+    """The keeper of one kernel: namespaces, init, then wait for the end and report it."""
+    try:
+        req, fds = _recv_request(conn)
+        if len(fds) != 2 + len(req.get("files", ())):
+            raise ValueError(f"expected {2 + len(req.get('files', ()))} descriptors, got {len(fds)}")
+        socket_dir = os.path.realpath(req["socket_dir"])
+        if os.path.dirname(socket_dir) != _STAGE or not os.path.isdir(socket_dir):
+            raise ValueError(f"the socket folder {socket_dir} is not the template's")
+        if any("/" in name or name in (".", "..") for name in req["files"]):
+            raise ValueError("a file name with a slash")
+        if req.get("static_env") != _STATIC_ENV:
+            diff = sorted(set(req.get("static_env", {}).items()) ^ set(_STATIC_ENV.items()))
+            raise ValueError(f"the kernel's environment differs from the template's: {diff}")
+        _call("unshare", CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS)
+    except (OSError, ValueError) as err:
+        conn.sendall(json.dumps({"refused": str(err)}).encode())
+        os._exit(0)
+    alive_read, alive_write = os.pipe()
+    init = os.fork()
+    if init == 0:
+        conn.close()
+        os.close(alive_write)
+        _init(req, fds, alive_read)
+    os.close(alive_read)
+    for fd in fds:
+        os.close(fd)
+    conn.sendall(json.dumps({"started": init}).encode() + b"\n")
+    pidfd = os.pidfd_open(init)
+    while True:
+        ready, _, _ = select.select([conn, pidfd], [], [])
+        if pidfd in ready:
+            break
+        try:
+            data = conn.recv(64)
+        except OSError:
+            data = b""
+        if not data or b"kill" in data:
+            os.kill(init, signal.SIGKILL)
+            break
+    _, status = os.waitpid(init, 0)
+    try:
+        conn.sendall(json.dumps({"status": os.waitstatus_to_exitcode(status)}).encode() + b"\n")
+    except OSError:
+        pass
+    os._exit(0)
+
+
+def _warm_up():
+    """Import what every graded notebook pays for (not pyplot nor the inline backend: they
+    hook into the kernel's shell when imported, which must happen in the kernel)."""
+    import ipykernel.ipkernel
+    import ipykernel.kernelapp
+    import ipykernel.zmqshell  # noqa: F401
+    import IPython  # noqa: F401
+    import matplotlib
+    import matplotlib.backends.backend_agg
+    import matplotlib.figure
+    import numpy  # noqa: F401
+    import scipy.linalg  # noqa: F401
+    import sympy  # noqa: F401
+
+    matplotlib.font_manager.fontManager  # noqa: B018 - the font list, loaded once
+
+
+_STAGE = ""  # where the kernels' socket folders are (bound in from the grading process)
+_STATIC_ENV = {}  # the template's environment, as bubblewrap set it (but PWD)
+_PYTHON_ENV = {}  # what Python added to it at start
+
+
+def main(listen_fd, life_fd, given, stage):
+    global _STATIC_ENV, _PYTHON_ENV, _STAGE
+    _STAGE = stage
+    given = set(given.split(","))
+    _STATIC_ENV = {k: v for k, v in os.environ.items() if k in given}
+    _PYTHON_ENV = {k: v for k, v in os.environ.items() if k not in given and k != "PWD"}
+    _call("prctl", PR_SET_DUMPABLE, 0, 0, 0, 0)
+    _warm_up()
+    listener = socket.socket(fileno=listen_fd)
+    while True:
+        ready, _, _ = select.select([listener, life_fd], [], [], 1.0)
+        try:  # keepers, and (as the sandbox's pid 1) any orphan
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass
+        except ChildProcessError:
+            pass
+        if life_fd in ready:  # the grading process is gone: so is everything in the sandbox
+            os._exit(0)
+        if listener in ready:
+            conn, _ = listener.accept()
+            if os.fork() == 0:
+                try:
+                    listener.close()
+                    os.close(life_fd)
+                    _keep(conn)
+                finally:
+                    os._exit(0)
+            conn.close()
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5])

@@ -1,0 +1,224 @@
+"""Warm grading kernels: each notebook's kernel forked from a template that has paid the imports.
+
+A cold grading kernel (:mod:`kit.sandbox.command`) starts Python, ipykernel, numpy, scipy,
+sympy and matplotlib afresh for every notebook: about 1.5 CPU seconds before the student's first
+line. Here the grading process starts, once, a *template* (:mod:`kit.sandbox.template`) in the
+same sandbox, which imports all of that and then forks one kernel per notebook. Each kernel gets
+its own mount, pid, network, ipc and uts namespaces, its own ``/proc``, ``/tmp``, ``/dev/shm``
+and working folder, its own uid, limits and environment, and fresh random states, so nothing a
+notebook does reaches the next one; the template itself never runs student code.
+
+- The grading process's side: :func:`template_address` (called by the kpca-sandbox
+  provisioner, :mod:`kit.sandbox.kernelspec`) starts the template for a kernel environment, or
+  returns the one already running, and hands its address to the kernel's wrapper in
+  ``KPCA_SANDBOX_TEMPLATE``. The template exits when the grading process does (its life pipe
+  closes), killing every kernel it forked.
+- The wrapper's side: :func:`run_kernel` asks the template for one kernel, passing the
+  connection's socket folder, the working folder and its own stdout/stderr as descriptors, and
+  returns a :class:`WarmKernel` to wait on or kill. The wrapper keeps its other duties (the
+  wall-clock cap, dying with the grader) as for a cold kernel.
+
+Warm kernels need root (the template builds each kernel's namespaces and gives it its own uid);
+otherwise, or with ``KPCA_SANDBOX_WARM=0``, every kernel starts cold.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import select
+import shutil
+import socket
+import struct
+import subprocess
+import tempfile
+import threading
+from pathlib import Path
+
+from kit.sandbox import kernelenv
+from kit.sandbox.command import kernel_environment, limit, static_environment, template_command
+
+#: The environment variable that carries the template's address to the kernel's wrapper.
+ADDRESS_ENV = "KPCA_SANDBOX_TEMPLATE"
+
+#: Seconds a wrapper waits for the template to start its kernel (the first one waits for the
+#: template's own imports too).
+START_TIMEOUT = 120
+
+#: Most files a working folder may hold for a warm kernel (each is passed as a descriptor).
+MAX_FILES = 200
+
+_LOCK = threading.Lock()
+_TEMPLATES: dict[str, _Template] = {}
+
+
+def enabled(env: dict[str, str] | None = None) -> bool:
+    """Whether kernels start warm: as root, unless ``KPCA_SANDBOX_WARM`` is 0 in ``env``
+    (default: this process's environment)."""
+    env = os.environ if env is None else env
+    return os.getuid() == 0 and env.get("KPCA_SANDBOX_WARM", "1").strip() != "0"
+
+
+class _Template:
+    """One running template: its bwrap process, listening socket path and life pipe."""
+
+    def __init__(self, bwrap: str, cwd: Path, env: dict[str, str]):
+        self.folder = tempfile.mkdtemp(prefix="kpca-template-")
+        self.address = os.path.join(self.folder, "s")
+        self.stage = os.path.join(self.folder, "k")  # the kernels' socket folders
+        os.mkdir(self.stage, 0o700)
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(self.address)
+        listener.listen(64)
+        life_read, self._life = os.pipe()
+        source = (Path(__file__).with_name("template.py")).read_text()
+        command = template_command(bwrap, cwd, env, source, listener.fileno(), life_read,
+                                 self.stage)
+        try:
+            self.process = subprocess.Popen(
+                command, pass_fds=(listener.fileno(), life_read), stdin=subprocess.DEVNULL,
+                start_new_session=True)
+        finally:
+            listener.close()
+            os.close(life_read)
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def stop(self) -> None:
+        """Close the life pipe: the template kills its kernels and exits."""
+        if self._life is not None:
+            os.close(self._life)
+            self._life = None
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def template_for(bwrap: str, cwd: Path, env: dict[str, str]) -> tuple[str, str]:
+    """The running template for kernels started with ``env`` from ``cwd``: its address, and
+    the folder in which their socket folders must be made."""
+    saved = dict(os.environ)
+    try:  # the kernel's environment is computed from the grader's, as the wrapper will
+        os.environ.clear()
+        os.environ.update(env)
+        static = static_environment(kernel_environment(cwd))
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    key = json.dumps([str(kernelenv.env_dir().resolve()), static], sort_keys=True)
+    with _LOCK:
+        template = _TEMPLATES.get(key)
+        if template is None or not template.alive():
+            if template is not None:
+                template.stop()
+            template = _TEMPLATES[key] = _Template(bwrap, cwd, static)
+        return template.address, template.stage
+
+
+@atexit.register
+def stop_templates() -> None:
+    """Stop every template this process started."""
+    with _LOCK:
+        for template in _TEMPLATES.values():
+            template.stop()
+        _TEMPLATES.clear()
+
+
+class WarmKernel:
+    """One kernel forked by the template: wait for it, or kill it."""
+
+    def __init__(self, conn: socket.socket, pid: int):
+        self.conn = conn
+        self.pid = pid  # as the template sees it
+        self._buffer = b""
+        self.returncode: int | None = None
+
+    def wait(self, timeout: float | None = None) -> int:
+        """The kernel's exit status (``subprocess.TimeoutExpired`` when ``timeout`` passes)."""
+        while self.returncode is None:
+            self._parse()
+            if self.returncode is not None:
+                break
+            ready, _, _ = select.select([self.conn], [], [], timeout)
+            if not ready:
+                raise subprocess.TimeoutExpired("warm kernel", timeout)
+            chunk = self.conn.recv(4096)
+            if not chunk:  # the keeper is gone without a word: killed with its template
+                self.returncode = -9
+                break
+            self._buffer += chunk
+        return self.returncode
+
+    def _parse(self) -> None:
+        for line in self._buffer.split(b"\n")[:-1]:
+            reply = json.loads(line)
+            if "status" in reply:
+                self.returncode = int(reply["status"])
+
+    def kill(self) -> None:
+        try:
+            self.conn.sendall(b"kill\n")
+        except OSError:
+            pass
+
+
+def run_kernel(address: str, connection_file: Path, socket_dir: Path, cwd: Path,
+               uid: int, gid: int) -> WarmKernel | str:
+    """Ask the template at ``address`` for a kernel; a :class:`WarmKernel`, or why not."""
+    env = kernel_environment(cwd)
+    request = {
+        "env": env, "static_env": static_environment(env), "uid": uid, "gid": gid,
+        "cwd": str(cwd), "socket_dir": str(socket_dir),
+        "connection_file": str(connection_file), "mplconfigdir": env["MPLCONFIGDIR"],
+        "tmp_bytes": limit("tmp_mb") << 20,
+        "limits": {"memory": limit("memory_mb") << 20, "nproc": limit("nproc"),
+                   "cpu": limit("cpu_seconds"), "fsize": limit("fsize_mb") << 20},
+    }
+    fds = []
+    try:
+        for item in sorted(cwd.iterdir()):
+            if item.is_file() and not item.is_symlink():
+                fds.append(os.open(item, os.O_RDONLY | os.O_NOFOLLOW))
+                request.setdefault("files", []).append(item.name)
+    except OSError as err:
+        for fd in fds:
+            os.close(fd)
+        return f"the working folder could not be read ({err})"
+    request.setdefault("files", [])
+    if len(fds) > MAX_FILES:
+        for fd in fds:
+            os.close(fd)
+        return f"the working folder holds more than {MAX_FILES} files"
+    body = json.dumps(request).encode()
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        conn.settimeout(START_TIMEOUT)
+        conn.connect(address)
+        socket.send_fds(conn, [struct.pack("!Q", len(body))], [1, 2, *fds])
+        conn.sendall(body)
+        line = b""
+        while not line.endswith(b"\n"):
+            chunk = conn.recv(4096)
+            if not chunk:
+                break
+            line += chunk
+        first, _, rest = line.partition(b"\n")
+        reply = json.loads(first or b"{}")
+    except (OSError, ValueError) as err:
+        conn.close()
+        return f"the warm template did not answer ({err})"
+    finally:
+        for fd in fds:
+            os.close(fd)
+    if "started" not in reply:
+        conn.close()
+        return f"the warm template refused: {reply.get('refused', 'no reply')}"
+    conn.settimeout(None)
+    kernel = WarmKernel(conn, int(reply["started"]))
+    kernel._buffer = rest
+    return kernel
