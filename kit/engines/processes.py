@@ -46,18 +46,23 @@ def _worker_main(conn, parent: int, init, initargs, job_fn) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
     init(*initargs)
-    while True:
-        try:
-            job = conn.recv()
-        except (EOFError, OSError):
-            return
-        if job is None:
-            return
-        try:
-            result = job_fn(job)
-        except Exception as exc:  # noqa: BLE001 - reported as this job's failure, never lost
-            result = Died(f"stopped with {type(exc).__name__}: {exc}"[:300])
-        conn.send(result)
+    try:
+        while True:
+            try:
+                job = conn.recv()
+            except (EOFError, OSError):
+                return
+            if job is None:
+                return
+            try:
+                result = job_fn(job)
+            except Exception as exc:  # noqa: BLE001 - reported as this job's failure, never lost
+                result = Died(f"stopped with {type(exc).__name__}: {exc}"[:300])
+            conn.send(result)
+    finally:  # its kernels' template, stopped as the worker leaves its loop, not at exit
+        from kit.sandbox.warm import stop_templates
+
+        stop_templates()
 
 
 def _how(exitcode) -> str:
