@@ -51,6 +51,19 @@ def _mount(source, target, fstype, flags, data=None):
     _call("mount", enc[0], enc[1], enc[2], ctypes.c_ulong(flags), enc[3])
 
 
+def _private_folders(path):
+    """Make the folders above ``path`` that the template's root lacks in a tmpfs of this
+    kernel's own: the root is shared by every kernel, and a folder's name (a student's) must
+    not show to the next one."""
+    current = "/"
+    for part in path.strip("/").split("/"):
+        current = os.path.join(current, part)
+        if not os.path.isdir(current):
+            _tmpfs(current, "0755", 1 << 20)
+            os.makedirs(path, exist_ok=True)
+            return
+
+
 def _tmpfs(target, mode, size):
     os.makedirs(target, exist_ok=True)
     _mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, f"mode={mode},size={size}")
@@ -103,6 +116,7 @@ def _set_up_files(req, file_fds):
     os.chmod(req["mplconfigdir"], 0o1777)
     # the working folder: a private tmpfs holding copies of its files, read-only to the kernel
     cwd = req["cwd"]
+    _private_folders(cwd)
     _tmpfs(cwd, "1777", size)
     for name, fd in zip(req["files"], file_fds):
         target = os.path.join(cwd, name)

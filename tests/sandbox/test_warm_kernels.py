@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import tempfile
 import time
 from pathlib import Path
 
@@ -183,3 +185,18 @@ def test_the_student_graded_after_a_poisoner_is_graded_as_alone(tmp_path):
         assert warm_run[student].scores == cold_run[student].scores, student
     assert warm_run["b_honest"].total > warm_run["c_wrong"].total > 0
     assert warm_run["a_poisoner"].total < warm_run["b_honest"].total
+
+
+def test_a_kernel_sees_no_folder_of_an_earlier_student():
+    """Folders are made in the template's root, which every kernel shares: a student's name
+    there would show to the next kernel (outside /tmp, which is each kernel's own)."""
+    base = Path(tempfile.mkdtemp(prefix="kpca-warm-", dir="/var/tmp"))
+    try:
+        for student in ("ada", "bob"):
+            (base / "autograded" / student / "ps1").mkdir(parents=True)
+        _run("print(1)", base / "autograded" / "ada" / "ps1", warm_on=True)
+        seen = _run("import os; print(sorted(os.listdir('..')), sorted(os.listdir('../..')))",
+                    base / "autograded" / "bob" / "ps1", warm_on=True)
+        assert seen.strip() == "['ps1'] ['bob']", seen
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
