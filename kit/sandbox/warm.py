@@ -37,7 +37,14 @@ import threading
 from pathlib import Path
 
 from kit.sandbox import kernelenv
-from kit.sandbox.command import kernel_environment, limit, static_environment, template_command
+from kit.sandbox.command import (
+    course_root,
+    kernel_environment,
+    limit,
+    static_environment,
+    template_command,
+)
+from kit.sandbox.kernelenv import probe_dir
 
 #: The environment variable that carries the template's address to the kernel's wrapper.
 ADDRESS_ENV = "KPCA_SANDBOX_TEMPLATE"
@@ -107,10 +114,11 @@ def template_for(bwrap: str, cwd: Path, env: dict[str, str]) -> tuple[str, str]:
         os.environ.clear()
         os.environ.update(env)
         static = static_environment(kernel_environment(cwd))
+        probe = str(probe_dir(course_root(cwd)))  # each course's own kpca_probe is bound in
     finally:
         os.environ.clear()
         os.environ.update(saved)
-    key = json.dumps([str(kernelenv.env_dir().resolve()), static], sort_keys=True)
+    key = json.dumps([str(kernelenv.env_dir().resolve()), probe, static], sort_keys=True)
     with _LOCK:
         template = _TEMPLATES.get(key)
         if template is None or not template.alive():

@@ -200,3 +200,17 @@ def test_a_kernel_sees_no_folder_of_an_earlier_student():
         assert seen.strip() == "['ps1'] ['bob']", seen
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+def test_each_course_gets_a_template_with_its_own_probe(tmp_path):
+    """A Dask worker may grade two courses (two kit versions): each course's ``kpca_probe``
+    is the one bound into its kernels, so each gets a template of its own."""
+    seen = []
+    for name in ("old", "new"):
+        root = tmp_path / name
+        (root / "kpca_probe").mkdir(parents=True)
+        (root / "nbgrader_config.py").write_text("")
+        (root / "kpca_probe" / "__init__.py").write_text(f"VERSION = {name!r}\n")
+        (root / "work").mkdir()
+        seen.append(_run("import kpca_probe; print(kpca_probe.VERSION)", root / "work", True))
+    assert [s.strip() for s in seen] == ["old", "new"]
