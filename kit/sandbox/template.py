@@ -1,7 +1,8 @@
 """The warm kernels' template: forks each notebook's kernel from one warmed-up process.
 
-This file runs *inside* the template's sandbox with the kernel environment's Python, and
-imports nothing of ``kit`` (:mod:`kit.sandbox.warm` passes its text to ``python -c``). It
+This file runs *inside* the template's sandbox with the kernel environment's Python, where
+nothing of ``kit`` is importable: :mod:`kit.sandbox.warm` gives ``python -c`` the text of
+:mod:`kit.sandbox.template_mounts` followed by this file's, without the import below. It
 imports once what every graded notebook pays for (numpy, scipy, sympy, matplotlib, IPython,
 ipykernel), then serves one request per kernel on the listening socket it inherits. It never
 runs student code, is not dumpable, and is its sandbox's pid 1: when it exits, every process
@@ -19,7 +20,6 @@ waits until the kernel ends, or its wrapper says "kill" or hangs up, and reports
 init dies with its keeper, and the notebook's whole pid namespace with init.
 """
 
-import ctypes
 import json
 import os
 import random
@@ -29,54 +29,20 @@ import socket
 import struct
 import sys
 
-CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
-CLONE_NEWPID, CLONE_NEWNET = 0x20000000, 0x40000000
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
-MS_REMOUNT, MS_BIND, MS_MOVE, MS_REC, MS_PRIVATE = 32, 4096, 8192, 16384, 1 << 18
-PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 1, 4, 24, 38
-#: What bubblewrap makes read-only in a fresh /proc.
-PROC_READ_ONLY = ("sys", "sysrq-trigger", "irq", "bus")
-
-_libc = ctypes.CDLL(None, use_errno=True)
-
-
-def _call(name, *args):
-    if getattr(_libc, name)(*args) != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"{name}{args!r}: {os.strerror(err)}")
-
-
-def _mount(source, target, fstype, flags, data=None):
-    enc = [None if v is None else str(v).encode() for v in (source, target, fstype, data)]
-    _call("mount", enc[0], enc[1], enc[2], ctypes.c_ulong(flags), enc[3])
-
-
-def _private_folders(path):
-    """Make the folders above ``path`` that the template's root lacks in a tmpfs of this
-    kernel's own: the root is shared by every kernel, and a folder's name (a student's) must
-    not show to the next one."""
-    current = "/"
-    for part in path.strip("/").split("/"):
-        current = os.path.join(current, part)
-        if not os.path.isdir(current):
-            _tmpfs(current, "0755", 1 << 20)
-            os.makedirs(path, exist_ok=True)
-            return
-
-
-def _tmpfs(target, mode, size):
-    os.makedirs(target, exist_ok=True)
-    _mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, f"mode={mode},size={size}")
-
-
-def _bind(source, target, read_only, is_dir):
-    if is_dir:
-        os.makedirs(target, exist_ok=True)
-    else:
-        open(target, "a").close()
-    _mount(source, target, None, MS_BIND)
-    if read_only:
-        _mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+from kit.sandbox.template_mounts import (  # the template's source begins with that file's text
+    CLONE_NEWIPC,
+    CLONE_NEWNET,
+    CLONE_NEWNS,
+    CLONE_NEWPID,
+    CLONE_NEWUTS,
+    PR_CAPBSET_DROP,
+    PR_SET_DUMPABLE,
+    PR_SET_NO_NEW_PRIVS,
+    PR_SET_PDEATHSIG,
+    call,
+    libc,
+    set_up_files,
+)
 
 
 def _recv_request(conn):
@@ -94,48 +60,6 @@ def _recv_request(conn):
             raise ValueError("request cut short")
         body += chunk
     return json.loads(body), fds
-
-
-def _set_up_files(req, file_fds):
-    """Init's mounts: the notebook's own /proc, /tmp, /dev/shm, working and socket folders."""
-    _mount(None, "/", None, MS_REC | MS_PRIVATE)
-    sockets = "/run/kpca-sockets"  # the kernel's socket folder, kept aside while /tmp is new
-    _bind(req["socket_dir"], sockets, False, True)
-    if os.path.isdir(_STAGE):  # the other kernels' socket folders
-        _mount("tmpfs", _STAGE, "tmpfs", MS_NOSUID | MS_NODEV | MS_RDONLY, "mode=0755,size=4k")
-    _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-    for name in PROC_READ_ONLY:
-        path = f"/proc/{name}"
-        if os.path.exists(path):
-            _mount(path, path, None, MS_BIND | MS_REC)
-            _mount(None, path, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
-    size = req["tmp_bytes"]
-    _tmpfs("/tmp", "1777", size)
-    _tmpfs("/dev/shm", "1777", size)
-    os.makedirs(req["mplconfigdir"], exist_ok=True)
-    os.chmod(req["mplconfigdir"], 0o1777)
-    # the working folder: a private tmpfs holding copies of its files, read-only to the kernel
-    cwd = req["cwd"]
-    _private_folders(cwd)
-    _tmpfs(cwd, "1777", size)
-    for name, fd in zip(req["files"], file_fds):
-        target = os.path.join(cwd, name)
-        with open(target, "xb") as out, open(fd, "rb", closefd=True) as src:
-            while chunk := src.read(1 << 20):
-                out.write(chunk)
-        os.chmod(target, 0o444)
-    os.makedirs(req["socket_dir"], mode=0o755, exist_ok=True)
-    _mount(sockets, req["socket_dir"], None, MS_MOVE)
-    _call("sethostname", b"sandbox", 7)
-    _loopback_up()
-
-
-def _loopback_up():
-    """Bring the new network namespace's loopback up, as bubblewrap does (and nothing else)."""
-    import fcntl
-
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
-        fcntl.ioctl(sock, 0x8914, struct.pack("16sh", b"lo", 0x1 | 0x8 | 0x40))  # SIOCSIFFLAGS
 
 
 def _become_kernel(req, out_fd, err_fd):
@@ -159,14 +83,14 @@ def _become_kernel(req, out_fd, err_fd):
     resource.setrlimit(resource.RLIMIT_FSIZE, (lim["fsize"], lim["fsize"]))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     for cap in range(64):  # the bounding set: no capability may come back
-        _libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
+        libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
     os.setgroups([])
     os.setresgid(req["gid"], req["gid"], req["gid"])
     os.setresuid(req["uid"], req["uid"], req["uid"])
     if 0 in os.getresuid() or 0 in os.getresgid():
         os._exit(70)
-    _call("prctl", PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
-    _call("prctl", PR_SET_DUMPABLE, 1, 0, 0, 0)  # as after exec: its own /proc is its own
+    call("prctl", PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    call("prctl", PR_SET_DUMPABLE, 1, 0, 0, 0)  # as after exec: its own /proc is its own
     signal.signal(signal.SIGINT, signal.default_int_handler)
     random.seed()
     if "numpy" in sys.modules:
@@ -189,12 +113,12 @@ def _init(req, fds, keeper_alive):
     It dies with its keeper (``PR_SET_PDEATHSIG``; ``keeper_alive`` is a pipe whose other end
     only the keeper holds, so that a keeper gone before the call is seen too).
     """
-    _call("prctl", PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    call("prctl", PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if select.select([keeper_alive], [], [], 0)[0]:
         os._exit(75)
     out_fd, err_fd, *file_fds = fds
     try:
-        _set_up_files(req, file_fds)
+        set_up_files(req, file_fds, _STAGE)
     except OSError as err:
         os.write(err_fd, f"kpca-sandbox: warm kernel set-up failed: {err}\n".encode())
         os._exit(72)
@@ -225,7 +149,7 @@ def _keep(conn):
         if req.get("static_env") != _STATIC_ENV:
             diff = sorted(set(req.get("static_env", {}).items()) ^ set(_STATIC_ENV.items()))
             raise ValueError(f"the kernel's environment differs from the template's: {diff}")
-        _call("unshare", CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS)
+        call("unshare", CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS)
     except (OSError, ValueError) as err:
         conn.sendall(json.dumps({"refused": str(err)}).encode())
         os._exit(0)
@@ -287,7 +211,7 @@ def main(listen_fd, life_fd, given, stage):
     given = set(given.split(","))
     _STATIC_ENV = {k: v for k, v in os.environ.items() if k in given}
     _PYTHON_ENV = {k: v for k, v in os.environ.items() if k not in given and k != "PWD"}
-    _call("prctl", PR_SET_DUMPABLE, 0, 0, 0, 0)
+    call("prctl", PR_SET_DUMPABLE, 0, 0, 0, 0)
     _warm_up()
     listener = socket.socket(fileno=listen_fd)
     while True:

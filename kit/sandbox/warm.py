@@ -27,6 +27,7 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import re
 import select
 import shutil
 import socket
@@ -67,6 +68,17 @@ def enabled(env: dict[str, str] | None = None) -> bool:
     return os.getuid() == 0 and env.get("KPCA_SANDBOX_WARM", "1").strip() != "0"
 
 
+def template_source() -> str:
+    """The template's program for ``python -c``: ``template_mounts.py``, then ``template.py``
+    without its import of the former (nothing of ``kit`` is importable in the sandbox)."""
+    here = Path(__file__).parent
+    main = (here / "template.py").read_text()
+    main, found = re.subn(r"from kit\.sandbox\.template_mounts import \([^)]*\)\n", "", main)
+    if found != 1:
+        raise RuntimeError("kit/sandbox/template.py must import template_mounts exactly once")
+    return (here / "template_mounts.py").read_text() + "\n\n" + main
+
+
 class _Template:
     """One running template: its bwrap process, listening socket path and life pipe."""
 
@@ -79,7 +91,7 @@ class _Template:
         listener.bind(self.address)
         listener.listen(64)
         life_read, self._life = os.pipe()
-        source = (Path(__file__).with_name("template.py")).read_text()
+        source = template_source()
         command = template_command(bwrap, cwd, env, source, listener.fileno(), life_read,
                                  self.stage)
         try:

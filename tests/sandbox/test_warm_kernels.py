@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -214,3 +215,28 @@ def test_each_course_gets_a_template_with_its_own_probe(tmp_path):
         (root / "work").mkdir()
         seen.append(_run("import kpca_probe; print(kpca_probe.VERSION)", root / "work", True))
     assert [s.strip() for s in seen] == ["old", "new"]
+
+
+def test_a_kernel_environment_under_tmp_stays_in_reach(tmp_path, monkeypatch):
+    """A course cloned under /tmp has its kernel environment there: each kernel's fresh /tmp
+    must keep what the template bound below it (the environment, the fonts), as bubblewrap
+    does for a cold kernel, or the kernel dies at its first import."""
+    from kit.sandbox import kernelenv
+
+    real = kernelenv.env_dir().resolve()
+    if str(real).startswith("/tmp/"):
+        where = real  # this checkout is itself under /tmp (as in CI)
+    else:
+        where = tmp_path / "clone" / ".venv-kernel"
+        where.mkdir(parents=True)
+        if subprocess.run(["mount", "--bind", str(real), str(where)], check=False).returncode:
+            pytest.skip("cannot bind the kernel environment under /tmp here")
+    try:
+        monkeypatch.setenv("KPCA_KERNEL_ENV", str(where))
+        folder = tmp_path / "ada"
+        folder.mkdir()
+        out = _run("import sys, scipy.stats; print(sys.prefix)", folder, warm_on=True)
+        assert out.strip() == str(where), out
+    finally:
+        if where != real:
+            subprocess.run(["umount", "-l", str(where)], check=False)
