@@ -56,9 +56,10 @@ def limit(name: str) -> int:
     return int(os.environ.get(f"KPCA_SANDBOX_{name.upper()}", LIMITS[name]))
 
 
-def course_root(cwd: Path) -> Path | None:
-    """The course directory: from the grader, else the nearest folder with nbgrader_config.py."""
-    given = os.environ.get("KPCA_SANDBOX_COURSE_ROOT")
+def course_root(cwd: Path, environ=None) -> Path | None:
+    """The course directory: from the grader (``KPCA_SANDBOX_COURSE_ROOT`` of ``environ``,
+    default this process's environment), else the nearest folder with nbgrader_config.py."""
+    given = (os.environ if environ is None else environ).get("KPCA_SANDBOX_COURSE_ROOT")
     if given:
         return Path(given)
     for folder in (cwd, *cwd.parents):
@@ -121,16 +122,17 @@ PER_NOTEBOOK_ENV = ("KPCA_STUDENT_ID", "KPCA_NUMBERS_FROM_LOGIN", "NBGRADER_EXEC
                     "NBGRADER_VALIDATING")
 
 
-def kernel_environment(cwd: Path) -> dict[str, str]:
-    """The whole environment of a kernel started from the folder ``cwd``."""
-    venv = kernelenv.env_dir().resolve()
-    env = {k: os.environ[k] for k in os.environ
-           if k in PASS_ENV or k.startswith(PASS_ENV_PREFIX)}
+def kernel_environment(cwd: Path, environ=None) -> dict[str, str]:
+    """The whole environment of a kernel started from the folder ``cwd`` by a grader whose
+    environment is ``environ`` (default: this process's)."""
+    environ = os.environ if environ is None else environ
+    venv = kernelenv.env_dir(environ).resolve()
+    env = {k: environ[k] for k in environ if k in PASS_ENV or k.startswith(PASS_ENV_PREFIX)}
     env.update(PATH=f"{venv / 'bin'}:/usr/local/bin:/usr/bin:/bin", HOME="/tmp",
                IPYTHONDIR="/tmp/.ipython", MPLCONFIGDIR="/tmp/.matplotlib",
                MPLBACKEND=env.get("MPLBACKEND", "Agg"), PYTHONDONTWRITEBYTECODE="1",
                JPY_PARENT_PID="1")  # its real parent is outside the pid namespace
-    if probe_dir(course_root(cwd)) is not None:
+    if probe_dir(course_root(cwd, environ)) is not None:
         env["PYTHONPATH"] = PROBE_PATH
     return env
 
@@ -141,7 +143,8 @@ def static_environment(env: dict[str, str]) -> dict[str, str]:
             if k not in PER_NOTEBOOK_ENV and not k.startswith(PASS_ENV_PREFIX)}
 
 
-def _shared_ops(venv: Path, env: dict[str, str], cwd: Path) -> list[tuple[str, list[str]]]:
+def _shared_ops(venv: Path, env: dict[str, str], cwd: Path,
+                environ=None) -> list[tuple[str, list[str]]]:
     """The mounts every kernel has: system, kernel environment, fonts, /tmp, the probe."""
     ops = _system_binds()
     ops += [("", ["--dev", "/dev", "--proc", "/proc"]),
@@ -153,7 +156,7 @@ def _shared_ops(venv: Path, env: dict[str, str], cwd: Path) -> list[tuple[str, l
     if fonts:
         ops.append(("", ["--perms", "1777", "--dir", env["MPLCONFIGDIR"]]))
         ops += [("", ["--ro-bind", str(f), f"{env['MPLCONFIGDIR']}/{f.name}"]) for f in fonts]
-    probe = probe_dir(course_root(cwd))
+    probe = probe_dir(course_root(cwd, environ))
     if probe is not None:  # alone on the kernel's path: nothing else of the course comes along
         inside = f"{PROBE_PATH}/kpca_probe"
         ops.append((inside, ["--ro-bind", str(probe), inside]))
@@ -200,16 +203,16 @@ def bwrap_command(bwrap: str, connection_file: Path, socket_dir: Path, cwd: Path
 
 
 def template_command(bwrap: str, cwd: Path, env: dict[str, str], source: str,
-                   listen_fd: int, life_fd: int, stage: str) -> list[str]:
+                     listen_fd: int, life_fd: int, stage: str, environ=None) -> list[str]:
     """The bwrap command line of the warm template (:mod:`kit.sandbox.template`).
 
     The same sandbox as a kernel's, without a working folder (each kernel it forks mounts its
     own), with ``stage`` (where the kernels' socket folders are made) bound in, keeping root's capabilities only when started as root: the template
     needs them to build each kernel's namespaces; the kernel drops them with root.
     """
-    venv = kernelenv.env_dir().resolve()
+    venv = kernelenv.env_dir(environ).resolve()
     python = str(kernelenv.python_of(venv))
-    ops = _shared_ops(venv, env, cwd) + [(stage, ["--bind", stage, stage])]
+    ops = _shared_ops(venv, env, cwd, environ) + [(stage, ["--bind", stage, stage])]
     # --as-pid-1: the template is its sandbox's pid 1, so that every process in it (the kernels
     # included, each in its own nested pid namespace) dies when it exits
     args = _assemble([*_namespaces(bwrap), "--as-pid-1"], ops, env, "/")

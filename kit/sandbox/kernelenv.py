@@ -46,9 +46,10 @@ STAMP = ".kpca-kernel-env"
 HOOK = "kpca_offered"
 
 
-def env_dir() -> Path:
-    """The kernel environment: ``KPCA_KERNEL_ENV``, else ``<grader's venv>-kernel``."""
-    given = os.environ.get("KPCA_KERNEL_ENV")
+def env_dir(environ=None) -> Path:
+    """The kernel environment: ``KPCA_KERNEL_ENV`` (of ``environ``, default this process's
+    environment), else ``<grader's venv>-kernel``."""
+    given = (os.environ if environ is None else environ).get("KPCA_KERNEL_ENV")
     if given:
         return Path(given).absolute()
     prefix = Path(sys.prefix).absolute()

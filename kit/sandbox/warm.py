@@ -82,7 +82,7 @@ def template_source() -> str:
 class _Template:
     """One running template: its bwrap process, listening socket path and life pipe."""
 
-    def __init__(self, bwrap: str, cwd: Path, env: dict[str, str]):
+    def __init__(self, bwrap: str, cwd: Path, env: dict[str, str], environ: dict[str, str]):
         self.folder = tempfile.mkdtemp(prefix="kpca-template-")
         self.address = os.path.join(self.folder, "s")
         self.stage = os.path.join(self.folder, "k")  # the kernels' socket folders
@@ -93,7 +93,7 @@ class _Template:
         life_read, self._life = os.pipe()
         source = template_source()
         command = template_command(bwrap, cwd, env, source, listener.fileno(), life_read,
-                                 self.stage)
+                                   self.stage, environ)
         try:
             self.process = subprocess.Popen(
                 command, pass_fds=(listener.fileno(), life_read), stdin=subprocess.DEVNULL,
@@ -121,22 +121,16 @@ class _Template:
 def template_for(bwrap: str, cwd: Path, env: dict[str, str]) -> tuple[str, str]:
     """The running template for kernels started with ``env`` from ``cwd``: its address, and
     the folder in which their socket folders must be made."""
-    saved = dict(os.environ)
-    try:  # the kernel's environment is computed from the grader's, as the wrapper will
-        os.environ.clear()
-        os.environ.update(env)
-        static = static_environment(kernel_environment(cwd))
-        probe = str(probe_dir(course_root(cwd)))  # each course's own kpca_probe is bound in
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
-    key = json.dumps([str(kernelenv.env_dir().resolve()), probe, static], sort_keys=True)
+    # computed from the grader's environment given to the kernel, as its wrapper will
+    static = static_environment(kernel_environment(cwd, env))
+    probe = str(probe_dir(course_root(cwd, env)))  # each course's own kpca_probe is bound in
+    key = json.dumps([str(kernelenv.env_dir(env).resolve()), probe, static], sort_keys=True)
     with _LOCK:
         template = _TEMPLATES.get(key)
         if template is None or not template.alive():
             if template is not None:
                 template.stop()
-            template = _TEMPLATES[key] = _Template(bwrap, cwd, static)
+            template = _TEMPLATES[key] = _Template(bwrap, cwd, static, env)
         return template.address, template.stage
 
 
