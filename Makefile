@@ -73,7 +73,8 @@ hub: venv
 bench: venv
 	$(BIN)/python benchmarks/bench_kernel_pca.py
 
-# About 20 minutes on 2 cores: 200 notebooks graded twice (stock serial, then the kit's way).
+# About 25 minutes on 2 cores: 280 notebooks graded three times (stock serial, then the kit with
+# cold kernels and with warm ones).
 bench-grading: venv
 	$(BIN)/python benchmarks/bench_grading.py --students 40
 

@@ -5,7 +5,9 @@ a student would submit them). Both runs grade the same submissions in the same t
 course, in the same run of this script:
 
 - stock: ``nbgrader autograde <ps>`` once per problem set, one after another;
-- kit:   ``kit.autograde.grade_class``, one grading process per core and one more.
+- kit:   ``kit.autograde.grade_class``, one grading process per core and one more, twice:
+  with every kernel started cold (``KPCA_SANDBOX_WARM=0``), then forked from the warm
+  template (the default, kit/sandbox/warm.py); every notebook must get the same scores.
 
 The floor (:mod:`floor`): the CPU of each problem set's cells alone, run once in a warm
 interpreter; the kit's CPU per notebook is printed against it (goal: within 1.5x).
@@ -158,11 +160,19 @@ def main() -> int:
                        cwd=course.root, env=env, check=True, capture_output=True)
     stock, stock_cpu = time.perf_counter() - start, cpu_seconds() - cpu
 
-    shutil.rmtree(course.root / "autograded")
-    start, cpu = time.perf_counter(), cpu_seconds()
-    outcomes = grade_class(course, workers=args.workers, progress=False)
-    kit, kit_cpu = time.perf_counter() - start, cpu_seconds() - cpu
-    failed = [o for o in outcomes if o.status != "graded"]
+    runs = {}  # kernels started cold (as before the template), then forked warm (the default)
+    for warm in (False, True):
+        os.environ["KPCA_SANDBOX_WARM"] = "1" if warm else "0"
+        shutil.rmtree(course.root / "autograded", ignore_errors=True)
+        start, cpu = time.perf_counter(), cpu_seconds()
+        outcomes = grade_class(course, workers=args.workers, progress=False)
+        runs[warm] = (time.perf_counter() - start, cpu_seconds() - cpu, outcomes)
+    del os.environ["KPCA_SANDBOX_WARM"]
+    kit, kit_cpu, outcomes = runs[True]
+    cold, cold_cpu, cold_outcomes = runs[False]
+    failed = [o for o in outcomes + cold_outcomes if o.status != "graded"]
+    scores = {(o.student, o.assignment): o.scores for o in cold_outcomes}
+    differ = [o for o in outcomes if scores.get((o.student, o.assignment)) != o.scores]
 
     load = os.getloadavg()[0]
     print(f"{args.students} students x {len(ASSIGNMENTS)} problem sets = {notebooks} notebooks, "
@@ -170,11 +180,16 @@ def main() -> int:
     print(f"{'grader':<34}{'wall s':>8}{'s / notebook':>14}{'speed-up':>10}"
           f"{'CPU s / notebook':>18}{'cores busy':>12}")
     for name, wall, cpu in (("stock nbgrader autograde (serial)", stock, stock_cpu),
-                            (f"kit.autograde ({args.workers} processes)", kit, kit_cpu)):
+                            (f"kit, cold kernels ({args.workers} proc.)", cold, cold_cpu),
+                            (f"kit, warm kernels ({args.workers} proc.)", kit, kit_cpu)):
         print(f"{name:<34}{wall:>8.1f}{wall / notebooks:>14.2f}{stock / wall:>10.2f}"
               f"{cpu / notebooks:>18.2f}{cpu / wall:>12.2f}")
     print(f"goals: speed-up {stock / kit:.2f} (>= 1.8: {'met' if stock / kit >= 1.8 else 'MISSED'}), "
           f"{kit / notebooks:.2f} s per notebook (<= 1.5: {'met' if kit / notebooks <= 1.5 else 'MISSED'})")
+    half = kit_cpu / cold_cpu
+    print(f"goal: warm kernels at most half the CPU per notebook of cold ones: {half:.2f}x "
+          f"({'met' if half <= 0.5 else 'MISSED'}); scores that differ between the two: "
+          f"{len(differ)} of {len(outcomes)}")
     if failed:
         print(f"{len(failed)} submissions were not graded: {failed[:3]}")
     floors = {a: floor_seconds(course.notebook("submitted", a, students[0]), students[0])
@@ -183,7 +198,7 @@ def main() -> int:
     print("floor, CPU s of the cells alone in a warm interpreter: "
           + ", ".join(f"{a.split('_')[0]} {f:.2f}" for a, f in floors.items())
           + f"; mean {floor:.2f} per notebook")
-    for name, cpu in (("stock", stock_cpu), ("kit", kit_cpu)):
+    for name, cpu in (("stock", stock_cpu), ("kit, cold", cold_cpu), ("kit, warm", kit_cpu)):
         print(f"  {name}: {cpu / notebooks:.2f} CPU s per notebook = "
               f"{cpu / notebooks / floor:.2f}x the floor")
     ratio = kit_cpu / notebooks / floor
@@ -191,7 +206,7 @@ def main() -> int:
           f"({'met' if ratio <= 1.5 else 'MISSED'})")
     if args.keep is None:
         shutil.rmtree(root, ignore_errors=True)
-    return 1 if failed else 0
+    return 1 if failed or differ else 0
 
 
 if __name__ == "__main__":
