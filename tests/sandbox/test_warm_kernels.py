@@ -142,16 +142,18 @@ def test_a_poisoned_kernel_leaves_nothing_to_the_next(tmp_path):
 
 
 def test_the_kernels_come_from_one_template(tmp_path):
-    """Two kernels of one grading process share the template (they do not start cold)."""
+    """Two kernels of one grading process share the template (they do not start cold): pid 1
+    of each kernel's namespace is forked from the template, and the second starts none."""
     folder = tmp_path / "bob"
     folder.mkdir()
-    code = "import os; print('PPID', os.getppid(), open('/proc/1/cmdline').read()[:40])"
-    first, second = (_run(code, folder, warm_on=True) for _ in range(2))
+    code = "print('TEMPLATE', 'kpca-template' in open('/proc/1/cmdline').read())"
+    first = _run(code, folder, warm_on=True)
+    started = dict(warm._TEMPLATES)
+    second = _run(code, folder, warm_on=True)
     assert "kpca-sandbox:" not in first + second  # no fallback note reached the kernel
-    templates = list(warm._TEMPLATES.values())
-    assert len(templates) == 1 and templates[0].alive()
-    # pid 1 of a warm kernel's namespace is the template's init, a Python, not bubblewrap
-    assert "python" in first and "python" in second, (first, second)
+    assert first.strip() == second.strip() == "TEMPLATE True", (first, second)
+    assert warm._TEMPLATES == started and all(t.alive() for t in started.values())
+    assert "TEMPLATE False" in _run(code, folder, warm_on=False)  # a cold kernel's is bwrap
 
 
 #: The poisoner's first answer: a wrong centring matrix, then everything a kernel could leave
