@@ -1,0 +1,71 @@
+"""The feedback page's exporter (kit/handback/exporter.py) gives nbconvert's page, cheaper.
+
+nbconvert's ``HTMLExporter`` parses the rendered page with BeautifulSoup to add alt texts and
+focusable cells; ``FeedbackExporter`` makes those edits on the text. Both pages, parsed the
+same way, must be the same document: on crafted HTML, and on the real feedback page of a
+graded notebook with figures.
+"""
+
+from __future__ import annotations
+
+from bs4 import BeautifulSoup
+
+from kit.autograde import autograde_student
+from kit.course import copy_course
+from kit.handback.exporter import NO_DESCRIPTION, accessible
+from kit.handback.feedback import feedback_page
+from kit.intake.submitted import build_submission, lay
+from kit.release import release
+
+PAGE = """<html><body><main class="jp-Notebook">
+<div class="jp-Cell jp-CodeCell"><div class="jp-Cell-inputWrapper" tabindex="-1">in</div>
+<div class="jp-OutputArea-child"><div class="jp-RenderedImage jp-OutputArea-output">
+<img src="data:image/png;base64,iVBORw0KGgo="></div></div>
+<div class="a jp-OutputArea-output b" id="x"><img src="data:image/png;base64,AA==" /></div>
+<div class="jp-Cell-inputWrapperX">not a wrapper</div>
+<div data-x="1" class="jp-Cell-inputWrapper">second</div>
+<img alt="a plot" src="data:image/png;base64,AA=="><IMG ALT="upper" src="x.png">
+<pre>&lt;img src=x&gt; &lt;div class="jp-OutputArea-output"&gt;</pre></div>
+</main></body></html>"""
+
+
+def nbconvert_way(html: str) -> str:
+    """What nbconvert's HTMLExporter does to a rendered page (nbconvert/exporters/html.py)."""
+    soup = BeautifulSoup(html, features="html.parser")
+    for elem in soup.select("img:not([alt])"):
+        elem.attrs["alt"] = NO_DESCRIPTION
+    for elem in soup.select(".jp-Notebook div.jp-Cell-inputWrapper"):
+        elem.attrs["tabindex"] = "0"
+    for elem in soup.select(".jp-Notebook div.jp-OutputArea-output"):
+        elem.attrs["tabindex"] = "0"
+    return str(soup)
+
+
+def same_document(a: str, b: str) -> bool:
+    return str(BeautifulSoup(a, "html.parser")) == str(BeautifulSoup(b, "html.parser"))
+
+
+def test_the_text_edits_are_nbconverts():
+    mine, missing = accessible(PAGE)
+    assert missing == 2
+    assert same_document(mine, nbconvert_way(PAGE))
+    assert mine.count('tabindex="0"') == 4 and "&lt;img src=x&gt;" in mine
+
+
+def test_a_real_feedback_page_is_the_same_document(tmp_path):
+    ps = "ps0_high_dimensions"  # figures: images without a description
+    course = copy_course(tmp_path, [ps])
+    assert not release(course, [ps])
+    lay(course, ps, "ada", build_submission(course, ps))
+    assert autograde_student(course, ps, "ada")
+    pages = {}
+    for exporter in ("nbconvert.exporters.HTMLExporter", "kit.handback.exporter.FeedbackExporter"):
+        api = course.api()
+        api.config.GenerateFeedback.exporter_class = exporter
+        assert api.generate_feedback(ps, "ada", force=True)["success"]
+        pages[exporter] = feedback_page(course, ps, "ada").read_text(encoding="utf-8")
+    stock, mine = pages.values()
+    assert stock.count(NO_DESCRIPTION) == mine.count(NO_DESCRIPTION) > 0
+    assert mine != stock and same_document(mine, stock)
+    assert course.api().config.GenerateFeedback.exporter_class == (
+        "kit.handback.exporter.FeedbackExporter")  # the course's own setting
