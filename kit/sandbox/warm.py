@@ -134,6 +134,21 @@ def template_for(bwrap: str, cwd: Path, env: dict[str, str]) -> tuple[str, str]:
         return template.address, template.stage
 
 
+def _forget_in_child() -> None:
+    """A forked child starts its own templates: it keeps no copy of its parent's life pipes
+    (which would keep the parent's templates alive after the parent) and no held lock."""
+    global _LOCK
+    _LOCK = threading.Lock()
+    for template in _TEMPLATES.values():
+        if template._life is not None:
+            os.close(template._life)
+            template._life = None
+    _TEMPLATES.clear()
+
+
+os.register_at_fork(after_in_child=_forget_in_child)
+
+
 @atexit.register
 def stop_templates() -> None:
     """Stop every template this process started."""

@@ -242,3 +242,32 @@ def test_a_kernel_environment_under_tmp_stays_in_reach(tmp_path, monkeypatch):
     finally:
         if where != real:
             subprocess.run(["umount", "-l", str(where)], check=False)
+
+
+def test_a_forked_child_neither_uses_nor_keeps_its_parents_template(tmp_path):
+    """A grading process forked from one that has a template starts its own; the parent's
+    template still ends with the parent (the child holds no copy of its life pipe)."""
+    folder = tmp_path / "ada"
+    folder.mkdir()
+    _run("print(1)", folder, warm_on=True)
+    assert warm._TEMPLATES
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child reports what it inherited, then lingers while the parent checks
+        os.close(read)
+        os.write(write, str(len(warm._TEMPLATES)).encode())
+        os.close(write)
+        time.sleep(30)
+        os._exit(0)
+    os.close(write)
+    try:
+        assert os.read(read, 10) == b"0"
+        templates = list(warm._TEMPLATES.values())
+        start = time.monotonic()
+        warm.stop_templates()  # closes the parent's life pipe: the template must end now
+        assert time.monotonic() - start < 5, "the template outlived its grading process"
+        assert all(not t.alive() for t in templates)
+    finally:
+        os.close(read)
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
