@@ -122,6 +122,17 @@ PER_NOTEBOOK_ENV = ("KPCA_STUDENT_ID", "KPCA_NUMBERS_FROM_LOGIN", "NBGRADER_EXEC
                     "NBGRADER_VALIDATING")
 
 
+def working_files(cwd: Path) -> list[Path]:
+    """The files of a kernel's working folder it gets (read-only): the regular ones, no link."""
+    return [item for item in sorted(cwd.iterdir()) if item.is_file() and not item.is_symlink()]
+
+
+def kernel_limits() -> dict[str, int]:
+    """The resource limits each kernel gets, in the units ``setrlimit`` takes."""
+    return {"memory": limit("memory_mb") << 20, "nproc": limit("nproc"),
+            "cpu": limit("cpu_seconds"), "fsize": limit("fsize_mb") << 20}
+
+
 def kernel_environment(cwd: Path, environ=None) -> dict[str, str]:
     """The whole environment of a kernel started from the folder ``cwd`` by a grader whose
     environment is ``environ`` (default: this process's)."""
@@ -191,14 +202,11 @@ def bwrap_command(bwrap: str, connection_file: Path, socket_dir: Path, cwd: Path
     # can write there, but nothing it writes reaches the disk or outlives it (so it cannot
     # plant a symlink that the grader, as root, would later write through).
     ops.append((str(cwd), ["--perms", "1777", "--size", tmp_size, "--tmpfs", str(cwd)]))
-    for item in sorted(cwd.iterdir()):
-        if item.is_file() and not item.is_symlink():
-            ops.append(("", ["--ro-bind", str(item), str(item)]))
-    args = _assemble([_namespaces(bwrap)[0], "--die-with-parent", *_namespaces(bwrap)[1:]],
-                     ops, env, str(cwd))
+    ops += [("", ["--ro-bind", str(item), str(item)]) for item in working_files(cwd)]
+    args = _assemble([*_namespaces(bwrap), "--die-with-parent"], ops, env, str(cwd))
+    lim = kernel_limits()
     return args + [python, "-I", "-c", INNER, str(uid), str(gid),
-                   str(limit("memory_mb") << 20), str(limit("nproc")), str(limit("cpu_seconds")),
-                   str(limit("fsize_mb") << 20),
+                   *(str(lim[k]) for k in ("memory", "nproc", "cpu", "fsize")),
                    python, "-m", "ipykernel_launcher", "-f", str(connection_file)]
 
 
@@ -207,8 +215,9 @@ def template_command(bwrap: str, cwd: Path, env: dict[str, str], source: str,
     """The bwrap command line of the warm template (:mod:`kit.sandbox.template`).
 
     The same sandbox as a kernel's, without a working folder (each kernel it forks mounts its
-    own), with ``stage`` (where the kernels' socket folders are made) bound in, keeping root's capabilities only when started as root: the template
-    needs them to build each kernel's namespaces; the kernel drops them with root.
+    own), with ``stage`` (where the kernels' socket folders are made) bound in. Started as
+    root, it keeps root's capabilities (bubblewrap's default): the template needs them to
+    build each kernel's namespaces; the kernel drops them with root.
     """
     venv = kernelenv.env_dir(environ).resolve()
     python = str(kernelenv.python_of(venv))

@@ -11,6 +11,7 @@ sandbox (:mod:`kit.sandbox.command`) has them.
 import ctypes
 import os
 import re
+import shutil
 import socket
 import struct
 
@@ -119,8 +120,7 @@ def set_up_files(req, file_fds, stage):
     for name, fd in zip(req["files"], file_fds):
         target = os.path.join(cwd, name)
         with open(target, "xb") as out, open(fd, "rb", closefd=True) as src:
-            while chunk := src.read(1 << 20):
-                out.write(chunk)
+            shutil.copyfileobj(src, out)
         os.chmod(target, 0o444)
     os.makedirs(req["socket_dir"], mode=0o755, exist_ok=True)
     _mount(sockets, req["socket_dir"], None, MS_MOVE)

@@ -41,9 +41,11 @@ from kit.sandbox import kernelenv
 from kit.sandbox.command import (
     course_root,
     kernel_environment,
+    kernel_limits,
     limit,
     static_environment,
     template_command,
+    working_files,
 )
 from kit.sandbox.kernelenv import probe_dir
 
@@ -161,10 +163,9 @@ def stop_templates() -> None:
 class WarmKernel:
     """One kernel forked by the template: wait for it, or kill it."""
 
-    def __init__(self, conn: socket.socket, pid: int):
+    def __init__(self, conn: socket.socket, buffered: bytes = b""):
         self.conn = conn
-        self.pid = pid  # as the template sees it
-        self._buffer = b""
+        self._buffer = buffered  # what the keeper sent after "started"
         self.returncode: int | None = None
 
     def wait(self, timeout: float | None = None) -> int:
@@ -200,32 +201,25 @@ def run_kernel(address: str, connection_file: Path, socket_dir: Path, cwd: Path,
                uid: int, gid: int) -> WarmKernel | str:
     """Ask the template at ``address`` for a kernel; a :class:`WarmKernel`, or why not."""
     env = kernel_environment(cwd)
+    try:
+        files = working_files(cwd)
+    except OSError as err:
+        return f"the working folder could not be read ({err})"
+    if len(files) > MAX_FILES:
+        return f"the working folder holds more than {MAX_FILES} files"
     request = {
         "env": env, "static_env": static_environment(env), "uid": uid, "gid": gid,
         "cwd": str(cwd), "socket_dir": str(socket_dir),
         "connection_file": str(connection_file), "mplconfigdir": env["MPLCONFIGDIR"],
-        "tmp_bytes": limit("tmp_mb") << 20,
-        "limits": {"memory": limit("memory_mb") << 20, "nproc": limit("nproc"),
-                   "cpu": limit("cpu_seconds"), "fsize": limit("fsize_mb") << 20},
+        "tmp_bytes": limit("tmp_mb") << 20, "limits": kernel_limits(),
+        "files": [item.name for item in files],
     }
-    fds = []
-    try:
-        for item in sorted(cwd.iterdir()):
-            if item.is_file() and not item.is_symlink():
-                fds.append(os.open(item, os.O_RDONLY | os.O_NOFOLLOW))
-                request.setdefault("files", []).append(item.name)
-    except OSError as err:
-        for fd in fds:
-            os.close(fd)
-        return f"the working folder could not be read ({err})"
-    request.setdefault("files", [])
-    if len(fds) > MAX_FILES:
-        for fd in fds:
-            os.close(fd)
-        return f"the working folder holds more than {MAX_FILES} files"
     body = json.dumps(request).encode()
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    fds = []
     try:
+        for item in files:
+            fds.append(os.open(item, os.O_RDONLY | os.O_NOFOLLOW))
         conn.settimeout(START_TIMEOUT)
         conn.connect(address)
         socket.send_fds(conn, [struct.pack("!Q", len(body))], [1, 2, *fds])
@@ -248,6 +242,4 @@ def run_kernel(address: str, connection_file: Path, socket_dir: Path, cwd: Path,
         conn.close()
         return f"the warm template refused: {reply.get('refused', 'no reply')}"
     conn.settimeout(None)
-    kernel = WarmKernel(conn, int(reply["started"]))
-    kernel._buffer = rest
-    return kernel
+    return WarmKernel(conn, rest)
