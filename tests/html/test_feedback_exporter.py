@@ -9,6 +9,7 @@ graded notebook with figures.
 from __future__ import annotations
 
 from bs4 import BeautifulSoup
+from nbformat.v4 import new_code_cell, new_markdown_cell
 
 from kit.autograde import autograde_student
 from kit.course import copy_course
@@ -27,6 +28,19 @@ PAGE = """<html><body><main class="jp-Notebook">
 <img alt="a plot" src="data:image/png;base64,AA=="><IMG ALT="upper" src="x.png">
 <pre>&lt;img src=x&gt; &lt;div class="jp-OutputArea-output"&gt;</pre></div>
 </main></body></html>"""
+
+
+#: A student's attempts to get a '>' into a tag, where a text edit looking for the end of an
+#: <img> would stop and let what follows run: outputs and markdown are sanitised before the
+#: page is rendered, so every '<' and '>' inside an attribute arrives escaped.
+PNG = "data:image/png;base64,iVBORw0KGgo="
+HOSTILE_OUTPUT = f"""from IPython.display import HTML, Markdown, display
+display(HTML('<img title="a><script>alert(1)</script>" src="{PNG}">'
+             '<p title="<img src=x><script>alert(2)</script>">t</p>'))
+display(Markdown('![x><script>alert(3)</script>]({PNG} "t><img src=x onerror=alert(4)>")'))
+"""
+HOSTILE_MARKDOWN = (f'<img title="b><script>alert(5)</script>" src="{PNG}"> '
+                    f'![y>]({PNG} "<img src=x onerror=alert(6)>")')
 
 
 def nbconvert_way(html: str) -> str:
@@ -56,7 +70,9 @@ def test_a_real_feedback_page_is_the_same_document(tmp_path):
     ps = "ps0_high_dimensions"  # figures: images without a description
     course = copy_course(tmp_path, [ps])
     assert not release(course, [ps])
-    lay(course, ps, "ada", build_submission(course, ps))
+    nb = build_submission(course, ps)
+    nb.cells += [new_code_cell(HOSTILE_OUTPUT), new_markdown_cell(HOSTILE_MARKDOWN)]
+    lay(course, ps, "ada", nb)
     assert autograde_student(course, ps, "ada")
     pages = {}
     for exporter in ("nbconvert.exporters.HTMLExporter", "kit.handback.exporter.FeedbackExporter"):
@@ -67,5 +83,10 @@ def test_a_real_feedback_page_is_the_same_document(tmp_path):
     stock, mine = pages.values()
     assert stock.count(NO_DESCRIPTION) == mine.count(NO_DESCRIPTION) > 0
     assert mine != stock and same_document(mine, stock)
+    for page in (stock, mine):  # no '>' of a student's ended a tag early: nothing of theirs runs
+        soup = BeautifulSoup(page, "html.parser")
+        assert not [t for t in soup.find_all("script") if "alert(" in t.get_text()]
+        assert not [t for t in soup.find_all(True) if any(a.startswith("on") for a in t.attrs)]
+        assert [t for t in soup.find_all("img") if "<script>" in t.get("title", "")]
     assert course.api().config.GenerateFeedback.exporter_class == (
         "kit.handback.exporter.FeedbackExporter")  # the course's own setting
