@@ -10,11 +10,13 @@ compared (the seeds write minus signs in several ways); everything else is.
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-SEEDS = Path("/work/shared/seeds")
+#: the lecture notes: ``KPCA_SEEDS``, or ``shared/seeds/`` beside the repository
+SEEDS = Path(os.environ.get("KPCA_SEEDS") or Path(__file__).resolve().parents[3] / "shared" / "seeds")
 #: text searched after a row's last anchor for its numbers
 EXCERPT = 3000
 

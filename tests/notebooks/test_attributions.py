@@ -10,6 +10,7 @@ sure a false attribution, a wrong row and a wrong kind of source are caught.
 from __future__ import annotations
 
 import copy
+import os
 
 import pytest
 
@@ -24,7 +25,9 @@ from tests.notebooks.attributions import (
     usage_problems,
 )
 
-pytestmark = pytest.mark.skipif(not SEEDS.is_dir(), reason="the lecture notes are not on this machine")
+# Off CI a clone without the notes beside it skips; on CI (CI=true) missing notes fail.
+pytestmark = pytest.mark.skipif(not SEEDS.is_dir() and not os.environ.get("CI"),
+                                reason="the lecture notes (shared/seeds/ beside the repository) are not here")
 
 
 def _rows():

@@ -17,7 +17,7 @@ import pytest
 import sympy as sp
 from sympy.logic.boolalg import BooleanAtom
 
-from kit.course import REPO_ROOT
+from kit.course import ASSIGNMENTS, REPO_ROOT
 from kpca_ref import variants
 from kpca_ref.grading.compare import as_exact
 from kpca_ref.grading.harness import _judge_exact, judge_exact
@@ -193,6 +193,21 @@ def test_readme_lists_every_family_with_its_count():
 
     readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
     assert counts_table() in readme, "run: python -m kit.variants --counts, paste into README"
+
+
+def test_the_problem_set_table_states_the_counts_the_variants_have():
+    """A count of variants in the README's problem-set table (``(142 variants``) is one of
+    that problem set's family counts: the two tables never state one family two ways."""
+    import re
+
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    wrong = []
+    for ps in ASSIGNMENTS:
+        counts = {len(v) for v in variants.module(ps).candidates().values()}
+        for row in re.findall(rf"^\| `{ps}` \| [^|]*\|\s*$", readme, re.MULTILINE):
+            wrong += [(ps, int(n)) for n in re.findall(r"\((\d+) variants", row)
+                      if int(n) not in counts]
+    assert not wrong, f"the README states counts no family has: {wrong}"
 
 
 def _near(value, right) -> bool:
