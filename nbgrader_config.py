@@ -96,6 +96,9 @@ c.Autograde.autograde_preprocessors = [
     "kit.html.sanitize.SanitizeStudentContent",
     "nbgrader.preprocessors.AssignLatePenalties",
     "kit.intake.metadata.CheckCellMetadata",
+    # the hand-in's time is when the course received it, never its timestamp.txt
+    # (kit/intake/received.py): plain `nbgrader autograde` and formgrader write that first
+    "kit.intake.received.StampReceivedTime",
 ]
 # Exact answers are graded on each student's own numbers (kpca_ref.variants), drawn from the
 # submission's nbgrader student id. A wrong answer's feedback line names the student's numbers

@@ -84,7 +84,10 @@ class Course:
         quiet_gradebook()
         from nbgrader.apps import NbGraderAPI
 
-        return NbGraderAPI(config=self.config())
+        from kit.intake.received import ReceivedTimeDirectory
+
+        config = self.config()  # hand-in times: the kit's record, never timestamp.txt
+        return NbGraderAPI(coursedir=ReceivedTimeDirectory(config=config), config=config)
 
     def notebook(self, step: str, assignment: str, student: str | None = None) -> Path:
         """Path of one notebook at a pipeline step (``source``, ``release``, ``submitted``, ...)."""

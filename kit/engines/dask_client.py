@@ -125,11 +125,16 @@ def check_gradebook(course: Course, assignments) -> None:
 
 
 def _job(course: Course, assignment: str, student: str, feedback: bool, kit: str) -> dict:
+    """One hand-in for a worker: its notebook (and ``timestamp.txt``, kept in the autograded
+    folder as nbgrader keeps it, read by no rule), and the time the kit received it."""
+    from kit.intake.received import received
+
     folder = course.root / "submitted" / student / assignment
     files = {name: (folder / name).read_bytes() for name in (f"{assignment}.ipynb", "timestamp.txt")
              if (folder / name).is_file()}
+    when = received(course, student, assignment)
     return {"assignment": assignment, "student": student, "files": files,
-            "feedback": feedback, "kit": kit}
+            "received": (when.time.isoformat(), when.source), "feedback": feedback, "kit": kit}
 
 
 def grade(course: Course, jobs, feedback: bool, on_result, bar=None, where=None) -> str:

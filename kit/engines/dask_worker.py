@@ -22,6 +22,7 @@ import shutil
 import socket
 import tempfile
 import threading
+from datetime import datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
@@ -154,13 +155,15 @@ def _cells(course: Course, assignment: str, student: str) -> dict:
 
 
 def grade_job(job: dict, bundle: dict[str, bytes]) -> dict:
-    """Grade one hand-in; ``job``: ``assignment``, ``student``, ``files``, ``feedback``, ``kit``.
+    """Grade one hand-in; ``job``: ``assignment``, ``student``, ``files``, ``received`` (the
+    time the client's course received it, :mod:`kit.intake.received`), ``feedback``, ``kit``.
 
     Returns ``{"status": "graded" | "failed" | "refused", "message", "worker"}`` and, when
     graded, ``files`` and ``modes`` (the autograded folder), ``feedback`` (page bytes or None), ``grades``
     and ``comments`` (auto score and auto comment per cell) and ``scores``.
     """
     from kit.engines.job import GradingError, autograde_student
+    from kit.intake.received import record_received
 
     me = f"{socket.gethostname()}:{os.getpid()}"
     if job.get("kit") != kit_fingerprint():
@@ -178,6 +181,8 @@ def grade_job(job: dict, bundle: dict[str, bytes]) -> dict:
             path = folders[0] / name
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)
+        when, source = job["received"]  # the client's record: the time every rule reads
+        record_received(course, student, assignment, datetime.fromisoformat(when), source)
         try:
             try:
                 autograde_student(course, assignment, student, api=api)

@@ -9,16 +9,19 @@ batch, in one transaction, and writes exactly the rows the ORM path writes
 grade's ``auto_score`` and ``needs_manual_grade`` and each comment's ``auto_comment``):
 
 - a new student: one ``student`` row with only its id;
-- a new submission: ``submitted_assignment`` (timestamp, no extension), one
+- a new submission: ``submitted_assignment`` (the time the kit received the hand-in,
+  :func:`kit.intake.received.received_time`; no extension), one
   ``submitted_notebook`` per notebook of the assignment (not flagged), one ``grade`` per
   grade or task cell and one ``comment`` per solution or task cell, as
   ``Gradebook.add_submission`` mirrors them;
-- an existing submission: its timestamp when the hand-in has one, and each grade's auto
+- an existing submission: its timestamp (the received time again), and each grade's auto
   score. A TA's manual score and comment are kept, and a grade with a manual score keeps
   needing a look (``needs_manual_grade``), as :func:`kit.engines.recording.record` does.
 
 Recording the same result again sets the same values: a batch retried after a failure
 leaves one row per cell. nbgrader's ``Gradebook`` and formgrader read the rows unchanged.
+A new student is inserted only if absent (:func:`ensure_students`): two grading processes
+recording one new student at once both succeed.
 """
 
 from __future__ import annotations
@@ -34,14 +37,38 @@ def _chunks(values: list, size: int = CHUNK):
         yield values[i:i + size]
 
 
-def timestamp_of(data: bytes | None):
-    """The hand-in's ``timestamp.txt`` parsed as nbgrader parses it (None: none, or unreadable)."""
-    from nbgrader.utils import parse_utc
+def ensure_students(db, students) -> None:
+    """Add the ``student`` rows of ``students`` that are missing, in the open transaction.
 
-    try:
-        return parse_utc(data.decode().strip()) if data and data.strip() else None
-    except (ValueError, UnicodeDecodeError):
-        return None
+    Insert-if-absent in one statement (sqlite ``INSERT OR IGNORE``, PostgreSQL ``ON CONFLICT
+    DO NOTHING``), so two processes adding one new student at the same moment both succeed
+    (a read-then-insert, nbgrader's ``update_or_create_student``, fails in one of them with
+    "UNIQUE constraint failed: student.id"). Other databases: each row in a savepoint, a
+    duplicate ignored.
+    """
+    from nbgrader.api import Student
+    from sqlalchemy.exc import IntegrityError
+
+    rows = [{"id": s, "first_name": None, "last_name": None, "email": None, "lms_user_id": None}
+            for s in sorted(set(students))]
+    if not rows:
+        return
+    dialect = db.get_bind().dialect.name
+    if dialect in ("sqlite", "postgresql"):
+        from importlib import import_module
+
+        insert = import_module(f"sqlalchemy.dialects.{dialect}").insert
+        for part in _chunks(rows):
+            db.execute(insert(Student.__table__).on_conflict_do_nothing(), part)
+        return
+    from sqlalchemy import insert
+
+    for row in rows:
+        try:
+            with db.begin_nested():
+                db.execute(insert(Student.__table__), [row])
+        except IntegrityError:
+            pass
 
 
 def _select_in(db, columns, column, values: list, *where) -> list:
@@ -111,26 +138,24 @@ def _new_submissions(db, aid: str, layout, todo: list[tuple[str, object]]) -> No
             db.execute(insert(table.__table__), part)
 
 
-def record_many(gb, batch: Iterable[tuple[str, str, dict]]) -> int:
+def record_many(gb, batch: Iterable[tuple[str, str, dict]], received: dict) -> int:
     """Record ``(assignment, student, result)`` triples in one transaction; return how many.
 
     ``gb``: an open ``nbgrader.api.Gradebook``. ``result`` holds ``grades`` and ``comments``
-    (auto score and auto comment per cell name) and ``files`` (``timestamp.txt`` is read, as
-    nbgrader reads it). On any error the whole batch is rolled back and the error raised.
+    (auto score and auto comment per cell name), and ``received`` (``{(assignment, student):
+    naive UTC time}``, :func:`kit.intake.received.received_time` of each hand-in: the
+    submission's timestamp; a file of the hand-in is never read for it). On any error the
+    whole batch is rolled back and the error raised.
     """
-    from nbgrader.api import Comment, Grade, Student, SubmittedAssignment, SubmittedNotebook
-    from sqlalchemy import bindparam, insert, update
+    from nbgrader.api import Comment, Grade, SubmittedAssignment, SubmittedNotebook
+    from sqlalchemy import bindparam, update
 
     batch = list(batch)
     if not batch:
         return 0
     db = gb.db
     try:
-        students = sorted({student for _, student, _ in batch})
-        known = {s for (s,) in _select_in(db, [Student.id], Student.id, students)}
-        for part in _chunks([{"id": s, "first_name": None, "last_name": None, "email": None,
-                              "lms_user_id": None} for s in students if s not in known]):
-            db.execute(insert(Student.__table__), part)
+        ensure_students(db, [student for _, student, _ in batch])
         by_assignment: dict[str, list] = {}
         for assignment, student, result in batch:
             by_assignment.setdefault(assignment, []).append((student, result))
@@ -140,7 +165,7 @@ def record_many(gb, batch: Iterable[tuple[str, str, dict]]) -> int:
             mine = [s for s, _ in items]
             subs = _submissions(db, aid, mine)
             latest = dict(items)  # a student's last result wins, as when recorded in order
-            stamp = {s: timestamp_of(r["files"].get("timestamp.txt")) for s, r in latest.items()}
+            stamp = {s: received[assignment, s] for s in latest}
             _new_submissions(db, aid, layout, [(s, stamp[s]) for s in latest if s not in subs])
             stamps += [{"sid": subs[s], "ts": stamp[s]} for s in latest if s in subs and stamp[s]]
             subs = _submissions(db, aid, mine)

@@ -3,7 +3,9 @@
 One process more than cores by default, each taking the next job from a shared queue
 (:func:`kit.engines.processes.run_jobs`) and writing to the one gradebook; with ``feedback``
 each process also writes the feedback page of what it graded. A process that dies fails
-only its own submission.
+only its own submission. The students are added to the gradebook before any process starts
+(:func:`add_students`): two processes grading one new student's two problem sets would both
+try to add them (nbgrader reads, then inserts), and one would fail.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ def grade(course: Course, jobs, feedback: bool, on_result, bar=None, where=None)
     """
     # one process more than cores: while one waits for its kernel to start, the others compute
     workers = max(1, min(where or (os.cpu_count() or 1) + 1, len(jobs) or 1))
+    add_students(course, [student for _, student in jobs])
     results = run_jobs(jobs, workers, _init_worker, (str(course.root), feedback), _grade_job)
     try:
         for (assignment, student), result in results:
@@ -35,6 +38,25 @@ def grade(course: Course, jobs, feedback: bool, on_result, bar=None, where=None)
     finally:
         results.close()  # stops the workers, and with them their kernels
     return ""
+
+
+def add_students(course: Course, students) -> None:
+    """Add the missing ``students`` to the course's gradebook, each only if absent
+    (:func:`kit.engines.gradebook_bulk.ensure_students`): safe beside another grading run."""
+    from nbgrader.api import Gradebook
+
+    from kit.engines.gradebook_bulk import ensure_students
+
+    students = sorted(set(students))
+    if not students:
+        return
+    with Gradebook(course.db_url) as gb:
+        try:
+            ensure_students(gb.db, students)
+            gb.db.commit()
+        except BaseException:
+            gb.db.rollback()
+            raise
 
 
 _WORKER: dict = {}

@@ -4,6 +4,9 @@ The cluster client (:mod:`kit.engines.dask_client`) writes each graded notebook'
 feedback page (:func:`write_files`) and records its grades: a batch of results that arrived
 together in one transaction (:func:`record_batch`, through :mod:`kit.engines.gradebook_bulk`), or one
 result through nbgrader's ORM (:func:`record`), as nbgrader's own ``SaveAutoGrades`` would.
+Each submission's timestamp is the time the kit received the hand-in
+(:func:`kit.intake.received.received_time`), never the hand-in's ``timestamp.txt``; a new
+student is added only if absent, so two processes recording one at once both succeed.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import os
 import shutil
 
 from kit.course import Course, quiet_gradebook
+from kit.intake.received import received_time
 
 
 class RecordingError(RuntimeError):
@@ -46,7 +50,7 @@ def record_batch(course: Course, batch: list[tuple[str, str, dict]], gb) -> None
     for assignment, student, result in batch:
         write_files(course, assignment, student, result)
     try:
-        record_many(gb, batch)
+        record_many(gb, batch, {(a, s): received_time(course, s, a) for a, s, _ in batch})
     except Exception as exc:
         what = ("lost the gradebook database" if isinstance(exc, DBAPIError)
                 else "could not record in the gradebook")
@@ -71,7 +75,7 @@ def record(course: Course, assignment: str, student: str, result: dict, gb=None)
     try:
         if own:
             gb = Gradebook(course.db_url)
-        _record_grades(gb, assignment, student, result)
+        _record_grades(gb, assignment, student, result, received_time(course, student, assignment))
     except Exception as exc:
         if gb is not None:
             with contextlib.suppress(Exception):
@@ -87,16 +91,14 @@ def record(course: Course, assignment: str, student: str, result: dict, gb=None)
             gb.close()
 
 
-def _record_grades(gb, assignment: str, student: str, result: dict) -> None:
-    """As nbgrader's SaveAutoGrades does, in one commit; a TA's manual scores are kept."""
-    from kit.engines.gradebook_bulk import timestamp_of
+def _record_grades(gb, assignment: str, student: str, result: dict, received) -> None:
+    """As nbgrader's SaveAutoGrades does, in one commit; a TA's manual scores are kept.
+    ``received``: the hand-in's time (naive UTC), the submission's timestamp."""
+    from kit.engines.gradebook_bulk import ensure_students
 
-    gb.update_or_create_student(student)
-    timestamp = timestamp_of(result["files"].get("timestamp.txt"))
-    if timestamp:
-        gb.update_or_create_submission(assignment, student, timestamp=timestamp)
-    else:
-        gb.update_or_create_submission(assignment, student)
+    ensure_students(gb.db, [student])  # not find-then-add: a concurrent grader may add it too
+    gb.db.commit()
+    gb.update_or_create_submission(assignment, student, timestamp=received)
     notebook = gb.find_submission_notebook(assignment, assignment, student)
     grades = {g.name: g for g in notebook.grades}  # two queries, not two per cell
     comments = {c.name: c for c in notebook.comments}

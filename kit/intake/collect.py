@@ -11,7 +11,8 @@ is filed by its name, Canvas style (``c.FileNameCollectorPlugin.named_regexp`` i
 
 The checks come before nbgrader touches anything: a missing zip, an unknown problem set,
 a zip with no notebook for it, or an earlier import that would be overwritten (``--force``
-replaces it) stop with a message naming the problem. A student with two files for the
+replaces it) stop with a message naming the problem. Each imported hand-in's time is its zip
+entry's time, which the LMS wrote (:mod:`kit.intake.received`). A student with two files for the
 problem set is skipped, with a line naming both files; the others are imported. A file
 that is not a plain file is never imported (``kit.intake.steps.SafeFileNameCollector``).
 
@@ -27,10 +28,12 @@ import subprocess
 import sys
 import zipfile
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 
 from kit.course import ASSIGNMENTS, REPO_ROOT, Course, prepare_environment
 from kit.inert import inert
+from kit.intake.received import record_received, zip_entry_time
 
 
 class CollectError(RuntimeError):
@@ -167,13 +170,27 @@ def import_zip(course: Course, assignment: str, zip_path, force: bool = False) -
     shutil.rmtree(archive_dir, ignore_errors=True)
     archive_dir.mkdir(parents=True)
     shutil.copyfile(zip_path, archive_dir / zip_path.name)
+    imported_at = datetime.now(timezone.utc)
     _zip_collect(course, assignment, force)
     missing = [s for s in result.students
                if not course.notebook("submitted", assignment, s).exists()]
     if missing:
         raise CollectError("nbgrader zip_collect did not file the notebooks of "
                            + ", ".join(inert(s) for s in missing))
+    _record_times(course, assignment, zip_path, result, imported_at)
     return result
+
+
+def _record_times(course: Course, assignment: str, zip_path: Path, result: ZipPlan,
+                  imported_at: datetime) -> None:
+    """Each imported hand-in's time: its zip entry's, as the LMS wrote it (the import's time
+    when the zip gives none); never a file inside the hand-in (:mod:`kit.intake.received`)."""
+    with zipfile.ZipFile(zip_path) as archive:
+        for student, name in result.students.items():
+            when = zip_entry_time(archive.getinfo(name), imported_at)
+            source = (f"LMS export {zip_path.name}: the zip entry's time" if when is not None
+                      else f"LMS export {zip_path.name} (no time in the zip): the import's time")
+            record_received(course, student, assignment, when or imported_at, source)
 
 
 def _zip_collect(course: Course, assignment: str, force: bool) -> None:

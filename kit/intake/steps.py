@@ -5,7 +5,10 @@ Named in ``nbgrader_config.py``, so plain nbgrader commands in the course direct
 * :class:`SafeCollect` (``c.ExchangeFactory.collect``): ``nbgrader collect`` (and
   formgrader's *Collect*) copies each hand-in from the exchange's ``inbound/`` with
   :func:`kit.intake.safefiles.copy_tree`; a hand-in holding a link, a FIFO or a device is not
-  collected, with one line naming the student and the file; the others are.
+  collected, with one line naming the student and the file; the others are. Each
+  student's latest hand-in is the one received last (:func:`kit.intake.received.exchange_time`,
+  never the time in the folder's name, which the student writes), and the time it was
+  received is recorded outside the hand-in (:mod:`kit.intake.received`).
 * :class:`SafeFileNameCollector` (``c.ZipCollectApp.collector_plugin``): ``nbgrader
   zip_collect`` files a notebook only when it is a plain file, and skips, with one line, a
   student with two files for one notebook (nbgrader would stop the whole import).
@@ -17,6 +20,7 @@ Named in ``nbgrader_config.py``, so plain nbgrader commands in the course direct
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import re
 import shutil
@@ -28,13 +32,39 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from nbgrader.utils import ignore_patterns
 
 from kit.inert import inert
+from kit.intake import received as received_times
 from kit.intake import safefiles
 
 __all__ = ["CheckSubmittedFiles", "SafeCollect", "SafeFileNameCollector"]
 
 
 class SafeCollect(ExchangeCollect):
-    """``nbgrader collect`` that copies only plain files and folders from ``inbound/``."""
+    """``nbgrader collect`` that copies only plain files and folders from ``inbound/``, orders
+    a student's hand-ins by the time the exchange received them, and records that time."""
+
+    def _path_to_record(self, path):
+        """A hand-in's record, its time the exchange's (``<student>+<ps>+<time>[+<random>]``:
+        the name's time is the student's to write, and is not read)."""
+        filename = os.path.split(path)[1]
+        parts = filename.rsplit("+", 3)
+        if len(parts) < 3:
+            self.fail(f"Invalid filename: {filename}")
+        try:
+            when = received_times.exchange_time(path, self._collect_time)
+        except OSError:  # gone since the listing: the oldest, never chosen over another
+            when = dt.datetime.min.replace(tzinfo=dt.timezone.utc)
+        return {"username": parts[0], "filename": filename, "timestamp": when.replace(tzinfo=None)}
+
+    def init_src(self):
+        self._collect_time = dt.datetime.now(dt.timezone.utc)
+        super().init_src()
+
+    def _recorded_time(self, dest_path):
+        """The time recorded for what ``submitted/<student>/<ps>`` holds (None: no record for
+        these files): what stock collect compares a newer hand-in with."""
+        found = received_times.recorded(self.coursedir.root, Path(dest_path).parent.name,
+                                        Path(dest_path).name)
+        return found.time.replace(tzinfo=None) if found else None
 
     def copy_files(self):
         kept = []
@@ -45,7 +75,14 @@ class SafeCollect(ExchangeCollect):
             else:
                 kept.append(record)
         self.src_records = kept
-        super().copy_files()
+        self._times = {os.path.join(self.inbound_path, r["filename"]): r["timestamp"] for r in kept}
+        # stock collect compares a new hand-in with the time in submitted/'s timestamp.txt
+        # (and stops on a garbled one): compare with the recorded time instead
+        self.coursedir.get_existing_timestamp = self._recorded_time
+        try:
+            super().copy_files()
+        finally:
+            del self.coursedir.get_existing_timestamp
 
     def do_copy(self, src, dest, log=None):
         size = self.get_size(src)
@@ -61,6 +98,10 @@ class SafeCollect(ExchangeCollect):
             shutil.rmtree(dest, ignore_errors=True)
             self.log.error(safefiles.refusal_line(Path(src).name.split("+")[0], exc.found))
             return
+        when = self._times.get(src) or received_times.exchange_time(src, self._collect_time)
+        received_times.record_received(
+            self.coursedir.root, Path(dest).parent.name, Path(dest).name, when,
+            "exchange collect: the latest inode change (ctime) of the hand-in in inbound/")
         if self.coursedir.groupshared:  # as nbgrader's own do_copy
             for dirpath, _, filenames in os.walk(dest):
                 _add_mode(dirpath, 0o2770, 0o2777, self.log)

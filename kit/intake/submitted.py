@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import re
 import shutil
+from datetime import datetime, timezone
 from pathlib import Path
 
 import nbformat
@@ -50,13 +51,18 @@ def build_submission(course: Course, assignment: str, cells: dict[str, str] | No
 
 
 def lay(course: Course, assignment: str, student: str, notebook) -> Path:
-    """Write one submission (a NotebookNode, or a path copied as it is) for ``student``."""
+    """Write one submission (a NotebookNode, or a path copied as it is) for ``student``,
+    received now (:func:`kit.intake.received.record_received`)."""
+    from kit.intake.received import record_received
+
     dest = course.notebook("submitted", assignment, student)
     dest.parent.mkdir(parents=True, exist_ok=True)
     if isinstance(notebook, (str, Path)):
         shutil.copyfile(notebook, dest)
     else:
         nbformat.write(notebook, dest)
+    record_received(course, student, assignment, datetime.now(timezone.utc),
+                    "laid in submitted/ by the demo")
     return dest
 
 

@@ -84,24 +84,21 @@ def _check_costs(config, resources, student: str) -> tuple[dict, float]:
     """``(wrong checks per item, cost of each)`` when the course makes instant checks cost
     points (``c.KpcaCheck.wrong_check_cost`` > 0 in ``config``, the grading app's own,
     :mod:`kit.checks`); else ``({}, 0.0)`` without reading anything more. Only checks made
-    before the hand-in's timestamp count."""
+    before the hand-in was received count: :func:`kit.intake.received.received_time`, never
+    the hand-in's own ``timestamp.txt``."""
     from kit.checks.policy import KpcaCheck
 
     cost = KpcaCheck(config=config).wrong_check_cost
     assignment = (resources.get("nbgrader") or {}).get("assignment")
     if cost <= 0 or not assignment:
         return {}, 0.0
-    from nbgrader.utils import parse_utc
-
     from kit.checks.policy import Policy
     from kit.checks.store import wrong_checks
+    from kit.intake.received import received_time
 
-    folder = Path(_case_path(resources)).resolve().parent  # autograded/<student>/<ps>/
-    try:
-        until = parse_utc((folder / "timestamp.txt").read_text().strip()).replace(tzinfo=None)
-    except (OSError, ValueError, TypeError):
-        until = None
-    return wrong_checks(Policy(folder.parents[2]).db_url, student, assignment, until), cost
+    root = Path(_case_path(resources)).resolve().parents[3]  # autograded/<student>/<ps>/<file>
+    until = received_time(root, student, assignment)
+    return wrong_checks(Policy(root).db_url, student, assignment, until), cost
 
 
 def _in_kernel_cell_id(index: int, cell) -> str:

@@ -154,13 +154,14 @@ def instant_checks(course: Course) -> dict[str, dict]:
 
     from kit.checks.policy import Policy
     from kit.checks.store import summary
+    from kit.intake.received import received_time
 
-    handed_in = {}
+    handed_in = {}  # the time the kit received each hand-in, never its timestamp.txt
     with Gradebook(course.db_url) as gradebook:
         for assignment in gradebook.assignments:
             for sub in assignment.submissions:
-                if sub.timestamp is not None:
-                    handed_in[sub.student.id, assignment.name] = sub.timestamp.replace(tzinfo=None)
+                handed_in[sub.student.id, assignment.name] = received_time(
+                    course, sub.student.id, assignment.name)
     return summary(Policy(course.root).db_url, handed_in)
 
 

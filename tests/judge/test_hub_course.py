@@ -7,7 +7,9 @@
   (``os.environ``) still draws other numbers, and is caught as before.
 * ``c.KpcaCheck.wrong_check_cost``: a right exact answer loses that share of its points per
   wrong check made before it was checked right and before hand-in, and its feedback line
-  says so; by default (0) checks cost nothing.
+  says so; by default (0) checks cost nothing. "Before hand-in" is before the course received
+  the hand-in (:mod:`kit.intake.received`): a ``timestamp.txt`` the student wrote (2020, 2099,
+  garbage, terminal escapes, megabytes) changes nothing.
 
 One course is graded once for both (three hand-ins); the rules' parts are tested alone too.
 """
@@ -20,6 +22,7 @@ from kit.autograde import grade_class
 from kit.checks.policy import Policy
 from kit.checks.store import ATTEMPTS, Store, wrong_checks
 from kit.course import copy_course
+from kit.intake.received import record_received
 from kit.judge.identity import Identity
 from kit.judge.preprocessors import _check_costs
 from kit.release import release
@@ -35,6 +38,14 @@ from tests.support.nbgrading import (
 
 PS, ITEM, CELL = "ps1_circle_lift", "ps1_circle_u", "circle_u_test"
 HANDED_IN = dt.datetime(2026, 12, 1, 12, 0)
+#: what a student may write into their hand-in's timestamp.txt
+FORGED = {
+    "past": "2020-01-01 00:00:00.000000 UTC",
+    "future": "2099-12-31 23:59:59.000000 UTC",
+    "garbage": "not a time at all",
+    "escapes": "\x1b]52;c;ZWNobyBvd25lZA==\x07\x1b[2J\x1b[1A2020-01-01 00:00:00 UTC",
+    "huge": "2020-01-01 00:00:00 UTC" + " " * 2_000_000,
+}
 FORCED = 'import os\nos.environ["KPCA_STUDENT_ID"] = "ada"\nSTUDENT_ID = ""'
 
 
@@ -81,6 +92,32 @@ def test_by_default_checks_cost_nothing(tmp_path):
     assert _check_costs(config, resources, "bob") == ({ITEM: 1}, 0.5)
 
 
+def test_only_checks_before_the_course_received_the_hand_in_count_whatever_it_says(tmp_path):
+    """Measured: with a cost of 0.25, two wrong checks cost half an item, unless the hand-in's
+    own timestamp.txt said 2020 (then nothing). The time is the course's record of the
+    hand-in; the student's file, whatever it holds, changes nothing."""
+    from traitlets.config import Config
+
+    course = copy_course(tmp_path / "course", [PS])
+    store = Store(Policy(course.root).db_url)
+    config = Config()
+    config.KpcaCheck.wrong_check_cost = 0.25
+    for n, (name, text) in enumerate(sorted(FORGED.items())):
+        student = f"s{n}_{name}"
+        _check(store, student, ITEM, "wrong", HANDED_IN - dt.timedelta(hours=2))
+        _check(store, student, ITEM, "mistake", HANDED_IN - dt.timedelta(minutes=1))
+        _check(store, student, "ps1_lift_point", "wrong", HANDED_IN + dt.timedelta(minutes=1))
+        for step in ("submitted", "autograded"):
+            folder = course.root / step / student / PS
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / f"{PS}.ipynb").write_text("{}")
+            (folder / "timestamp.txt").write_text(text)
+        record_received(course, student, PS, HANDED_IN, "exchange collect (test)")
+        resources = {"metadata": {"path": str(course.root / "autograded" / student / PS)},
+                     "nbgrader": {"student": student, "assignment": PS}}
+        assert _check_costs(config, resources, student) == ({ITEM: 2}, 0.25), name
+
+
 def test_a_hub_course_grades_on_the_login_and_charges_wrong_checks(tmp_path):
     course = copy_course(tmp_path / "course", [PS])
     with open(course.root / "nbgrader_config.py", "a") as config:
@@ -91,11 +128,15 @@ def test_a_hub_course_grades_on_the_login_and_charges_wrong_checks(tmp_path):
     store = Store(Policy(course.root).db_url)
     for verdict in ("wrong", "mistake", "right"):
         _check(store, "dan", ITEM, verdict, HANDED_IN - dt.timedelta(hours=1))
+    for student in ("eve", "fay"):  # the measured scenario: the same checks, no right one
+        for verdict in ("wrong", "mistake"):
+            _check(store, student, ITEM, verdict, HANDED_IN - dt.timedelta(hours=1))
     lay_submission(course, PS, "bob", {}, edit=lambda nb: type_student_id(nb, "ada"))
     lay_submission(course, PS, "cy", {}, edit=_force_ada)
-    lay_submission(course, PS, "dan", {})
-    (course.root / "submitted" / "dan" / PS / "timestamp.txt").write_text(
-        f"{HANDED_IN:%Y-%m-%d %H:%M:%S}.000000 UTC")
+    for student, stamp in (("dan", f"{HANDED_IN:%Y-%m-%d %H:%M:%S}.000000 UTC"),
+                           ("eve", FORGED["past"]), ("fay", FORGED["escapes"])):
+        lay_submission(course, PS, student, {})  # received now, after every check
+        (course.root / "submitted" / student / PS / "timestamp.txt").write_text(stamp)
     scores = {o.student: o.scores for o in grade_class(course, [PS], progress=False)}
     points, exact = auto_points(read_source(PS)), exact_points(PS)
 
@@ -113,3 +154,12 @@ def test_a_hub_course_grades_on_the_login_and_charges_wrong_checks(tmp_path):
     assert lost == {CELL: points[CELL] * 0.5}, lost
     line = judge_lines(course, PS, "dan")[CELL]
     assert "2 wrong checks before hand-in cost" in line and "0.25 of an item's points" in line
+    # eve's hand-in says 2020, fay's is garbage and terminal escapes: neither changes the
+    # cost (nbgrader's autograde used to stop on fay's), and the gradebook's hand-in time
+    # is the course's, not theirs
+    assert scores["eve"] == scores["fay"] == scores["dan"], (scores["eve"], scores["fay"])
+    from nbgrader.api import Gradebook
+
+    with Gradebook(course.db_url) as gb:
+        stamps = {s: gb.find_submission(PS, s).timestamp for s in ("dan", "eve", "fay")}
+    assert all(t > HANDED_IN for t in stamps.values()), stamps
