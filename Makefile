@@ -87,4 +87,4 @@ bench-scale: venv
 	$(BIN)/python benchmarks/bench_recording.py
 
 clean:
-	rm -rf $(VENV) $(KVENV) gradebook.db downloaded submitted autograded feedback reports
+	rm -rf $(VENV) $(KVENV) gradebook.db downloaded submitted received autograded feedback reports
