@@ -56,13 +56,15 @@ c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 # No student content runs in a browser (kit/html/sanitize.py): the autograded notebook is
 # sanitised, and so is every page rendered from it (feedback here; formgrader through the
 # HTMLExporter setting below, which also covers notebooks autograded before the step existed).
+# In feedback it comes last: the graders' comments (GetGrades) and the cells' labels are
+# made inert with the rest of what the page prints.
 c.GenerateFeedback.preprocessors = [
-    "kit.html.sanitize.SanitizeStudentContent",
     "nbgrader.preprocessors.GetGrades",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
     "kit.feedback_labels.LabelTestCells",
     "nbgrader.preprocessors.ClearHiddenTests",
     "kit.handback.feedback.HideTracebacks",
+    "kit.html.sanitize.SanitizeStudentContent",
 ]
 # The feedback page lists each graded cell by its part and point split (the label above),
 # with the course's copy of nbgrader's feedback template; nbgrader's own stays the base of

@@ -18,10 +18,15 @@ of that can happen, while the text and the maths of a written answer still read 
   ``\\url``, ``\\require``, ``\\class``, ``\\cssId``, ``\\style``, ``\\html``,
   ``\\bbox``) are shown as text.
 
-Code spans and fenced code keep their ``<`` as typed, unless rendering the result with
-nbconvert still yields active HTML (a parser reading the markdown differently than this
-module): then every ``<`` is escaped; if even that is not inert, the cell is shown as a code
-block. :func:`active_html` is that check; the tests use it too.
+- inside code spans and fenced code, a ``<`` that could open a tag, a comment or a
+  declaration (``<`` before a letter, ``!``, ``/`` or ``?``) gets a zero-width space after
+  it: the code reads the same, and the source holds no tag opener anywhere, so text taken
+  from it without a markdown renderer (a heading made a label, a title) is inert too.
+
+If rendering the result with nbconvert still yields active HTML (a parser reading the
+markdown differently than this module), every ``<`` of code is escaped as in text; if even
+that is not inert, the cell is shown as a code block. :func:`active_html` is that check; the
+tests use it too.
 
 Every step is linear in the source's length: code and maths are found by
 :func:`kit.html.markdown_spans.protected_spans`, images by a search that never reads a line
@@ -66,6 +71,9 @@ _ANY_END = re.compile(r"\\end\{([^{}\n]{0,64})\}")
 MARKDOWN_LIMIT = 32_000
 _IMAGE_OPEN = re.compile(r"(?<!\\)((?:\\\\)*)!\[")
 _ATTACHMENT = re.compile(r"\]\(\s*attachment:")
+#: a ``<`` that an HTML parser reads as the start of markup: a tag, end tag, comment,
+#: declaration or processing instruction
+TAG_OPENER = re.compile(r"<(?=[A-Za-z!/?])")
 
 
 def sanitize_markdown(source: str) -> str:
@@ -91,7 +99,7 @@ def sanitize_markdown(source: str) -> str:
     source = _DANGEROUS_SCHEME.sub(lambda m: m.group(1) + "\u200b" + m.group(2) + ":", source)
     source = _unclosed_environments(source)
     if len(source) > MARKDOWN_LIMIT:  # checked too: rendering a code block is linear
-        block = _code_block(source)
+        block = _code_block(break_tags(source))
         return block if _inert(block) else _code_block(source.replace("<", "&lt;"))
     for keep_code in (True, False):
         result = _escape(source, keep_code=keep_code)
@@ -135,10 +143,21 @@ def _escape(source: str, keep_code: bool) -> str:
         if kind == "math":
             out.append(_ENTITY.sub("&\u200b", span.replace("<", r"\lt ")))
         else:
-            out.append(span if keep_code else _escape_text(span))
+            out.append(break_tags(span) if keep_code else _escape_text(span))
         pos = end
     out.append(_escape_text(source[pos:]))
     return "".join(out)
+
+
+def break_tags(text: str) -> str:
+    """``text`` with a zero-width space after every ``<`` that could open markup.
+
+    Examples
+    --------
+    >>> break_tags("if a<b or n < 2: <img src=x>") == "if a<\u200bb or n < 2: <\u200bimg src=x>"
+    True
+    """
+    return TAG_OPENER.sub("<\u200b", text)
 
 
 def _escape_text(text: str) -> str:

@@ -20,6 +20,12 @@ through formgrader's API. :class:`SanitizeStudentContent` keeps what a person ne
   as text, maths stays maths); raw cells are cleaned like HTML; attachments keep only
   PNG/JPEG/GIF images.
 - the notebook's ``widgets`` metadata (widget state nbconvert would load) is removed.
+- the fields of a cell that pages print beside its content (:func:`sanitize_cell_fields`):
+  an execution count is a number or nothing, a ``grade_id`` keeps only the characters
+  nbgrader's schema allows, a grader's comment is sanitised markdown, the feedback page's
+  label (:mod:`kit.feedback_labels`) is one line of plain text. In ``GenerateFeedback`` the
+  step runs last, after nbgrader's ``GetGrades`` has added the comments and the labels are
+  made, so everything the feedback template prints has been through it.
 
 It runs in autograde after ``SaveAutoGrades`` (nbgrader compares a written answer with its
 release checksum there to tell "no response"; a changed source must not look like an answer),
@@ -37,7 +43,14 @@ from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 
 from kit.course import JUDGE_KEY
-from kit.html.markdown import SAFE_IMAGE_DATA, neutralise_mathjax, safe_url, sanitize_markdown
+from kit.html.markdown import (
+    SAFE_IMAGE_DATA,
+    break_tags,
+    neutralise_mathjax,
+    safe_url,
+    sanitize_markdown,
+)
+from kit.inert import inert
 
 KEPT_IMAGES = ("image/png", "image/jpeg", "image/gif")
 # Stands in for an attachment with no image left: nbconvert fails on an empty one.
@@ -166,6 +179,7 @@ class SanitizeStudentContent(Preprocessor):
         return super().preprocess(nb, resources)
 
     def preprocess_cell(self, cell, resources, index):
+        sanitize_cell_fields(cell)
         if cell.cell_type == "code":
             cell.outputs = [sanitize_output(o) for o in cell.get("outputs", [])]
         elif cell.cell_type == "markdown":
@@ -176,6 +190,56 @@ class SanitizeStudentContent(Preprocessor):
             cell.attachments = {name: _image_only(bundle)
                                 for name, bundle in cell.attachments.items()}
         return cell, resources
+
+
+_GRADE_ID_UNSAFE = re.compile(r"[^A-Za-z0-9_\-]")  # nbgrader's schema: ^[a-zA-Z0-9_\-]*$
+
+
+def _count(value):
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def plain_text(text, limit: int = 200) -> str:
+    r"""``text`` as a field a page prints as text (and escapes): one line, at most ``limit``
+    characters, no control or invisible character (:func:`kit.inert.inert`), no tag opener,
+    and MathJax's link and style macros shown as text (MathJax typesets every text node).
+
+    Examples
+    --------
+    >>> label = plain_text("Part 2 `<img src=x onerror=f()>`\n $\\href{javascript:f()}{x}$")
+    >>> label == "Part 2 `<\u200bimg src=x onerror=f()>` $\\backslash\\mathtt{href}{javascript:f()}{x}$"
+    True
+    """
+    text = " ".join(str(text).replace("\u200b", "").split())
+    return break_tags(neutralise_mathjax(inert(text, limit=limit)))
+
+
+def sanitize_cell_fields(cell) -> None:
+    """Make the fields a page prints beside a cell's content inert, in place.
+
+    ``execution_count`` (of the cell and of its results) becomes an ``int`` or ``None``
+    (nbclient copies it from the kernel's reply); the cell's ``nbgrader`` ``grade_id`` keeps
+    only the characters nbgrader's schema allows (formgrader prints it unescaped into ids);
+    its ``comment`` (a grader's, added by ``GetGrades``) goes through
+    :func:`~kit.html.markdown.sanitize_markdown`, as every page renders it as markdown; the
+    feedback label ``kit_label`` becomes :func:`plain_text`.
+    """
+    if "execution_count" in cell:
+        cell["execution_count"] = _count(cell["execution_count"])
+    for output in cell.get("outputs", []):
+        if "execution_count" in output:
+            output["execution_count"] = _count(output["execution_count"])
+    if "kit_label" in cell.get("metadata", {}):
+        cell.metadata["kit_label"] = plain_text(cell.metadata["kit_label"])
+    meta = cell.get("metadata", {}).get("nbgrader")
+    if not isinstance(meta, dict):
+        return
+    if "grade_id" in meta:
+        meta["grade_id"] = _GRADE_ID_UNSAFE.sub("_", str(meta["grade_id"]))
+    if isinstance(meta.get("comment"), str):
+        meta["comment"] = sanitize_markdown(meta["comment"])
+    elif meta.get("comment") is not None:
+        meta["comment"] = None
 
 
 def _image_only(bundle: dict) -> dict:

@@ -1,12 +1,14 @@
 """No student script runs in a TA's or a student's browser (headless chromium).
 
 A ps4_centering submission carries script payloads in its code cells' outputs (HTML,
-JavaScript, SVG, markdown, isolated HTML, image metadata, widgets) and in its written answer
-and an added markdown cell. Every payload, if it ran, would set ``window.__pwned``, change
-``document.title``, call ``alert`` or make a request to a listener of this test. It is
-graded through the real ``nbgrader autograde``; then formgrader's "manually grade" view of
-the submission and its feedback page are opened in chromium. Nothing may run, and the
-written answer must still be on the page.
+JavaScript, SVG, markdown, isolated HTML, image metadata, widgets), in its written answer,
+in an added markdown cell and in an added "## Part 2 `<img onerror>`" heading before a
+graded cell (issue 27: it became that cell's label on the feedback page, printed unescaped).
+Every payload, if it ran, would set ``window.__pwned``, change ``document.title``, call
+``alert`` or make a request to a listener of this test. It is graded through the real
+``nbgrader autograde``; then formgrader's "manually grade" view of the submission and its
+feedback page are opened in chromium. Nothing may run, and the written answer must still be
+on the page.
 
 ``oldgrade`` hands in the same notebook, autograded without the sanitiser (as before this
 step existed): formgrader and its feedback must still show it inert, and the same notebook
@@ -135,6 +137,11 @@ def graded(tmp_path_factory, listener):
     })
     nb.cells.insert(0, new_markdown_cell(f"Added by the student <script>{js(listener.url, 'added')}"
                                          "</script> **added cell text**"))
+    # issue 27: a heading before a graded cell became its feedback label, printed unescaped
+    graded_cell = next(i for i, c in enumerate(nb.cells)
+                       if nb_meta(c).get("grade") and not nb_meta(c).get("solution"))
+    nb.cells.insert(graded_cell, new_markdown_cell(
+        f"## Part 2 `<img src=x onerror=\"{js(listener.url, 'label')}\">`"))
     for student in ("mallory", "oldgrade"):
         lay(course, PS, student, nb)
     lay(course, PS, "blank", course.notebook("release", PS))

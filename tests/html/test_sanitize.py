@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import html as html_module
 import re
 from html.parser import HTMLParser
 
@@ -20,7 +21,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output, new_raw_cell
 
-from kit.html.markdown import _MATHJAX_ACTIVE, active_html, safe_url, sanitize_markdown
+from kit.html.markdown import (
+    _MATHJAX_ACTIVE,
+    TAG_OPENER,
+    active_html,
+    safe_url,
+    sanitize_markdown,
+)
 from kit.html.sanitize import SanitizeStudentContent, sanitize_html, sanitize_output
 from tests.html.xss_payloads import HONEST_ANSWER, HONEST_WORDS, HTML, MARKDOWN
 
@@ -153,7 +160,14 @@ def _markers(text: str) -> set[str]:
 INERT_IN_STOCK = {"PWN-class", "PWN-comment", "PWN-data", "PWN-dollar", "PWN-entity", "PWN-fence",
                   "PWN-mjhref", "PWN-noscript", "PWN-raw", "PWN-require", "PWN-svgout",
                   "PWN-svgscript", "PWN-widget", "PWN-attach", "PWN-latex", "PWN-bbox",
-                  "PWN-stream", "PWN-error", "PWN-traceback", "PWN-png", "PWN-vb", "PWN-title"}
+                  "PWN-stream", "PWN-error", "PWN-traceback", "PWN-png", "PWN-vb", "PWN-title",
+                  # code rendered as markdown (mistune escapes it; as a label it ran:
+                  # tests/html/test_feedback_fields.py), text with quotes, link titles
+                  "PWN-codedouble", "PWN-codespan", "PWN-fenced", "PWN-fencehtml",
+                  "PWN-indented", "PWN-tilde", "PWN-labelcode", "PWN-labelsvg",
+                  "PWN-labelquote", "PWN-mdtitle", "PWN-mdimgtitle",
+                  # TeX: live only once MathJax typesets the page
+                  "PWN-labeltex", "PWN-newcommand", "PWN-texdef", "PWN-texenv", "PWN-texuni"}
 ALL_MARKERS = sorted(_markers(repr(HTML) + repr(MARKDOWN) + repr(EXTRA_OUTPUTS))
                      | {"PWN-raw", "PWN-state", "PWN-png", "PWN-width", "PWN-isolated",
                         "PWN-latex", "PWN-attach", "PWN-stream", "PWN-error",
@@ -257,6 +271,24 @@ def test_any_markdown_renders_inert_and_sanitising_is_stable(source):
     html = markdown2html(clean)
     assert active_html(html) == [] and not _MATHJAX_ACTIVE.search(html), (source, clean, html)
     assert sanitize_markdown(clean) == clean
+    # no tag opener anywhere in the source, code included: text taken from it without a
+    # markdown renderer (a heading made a label) is inert too
+    assert not TAG_OPENER.search(clean), (source, clean)
+
+
+@pytest.mark.parametrize("name", ["code_span", "code_span_double", "fence", "fence_html",
+                                  "fence_tilde", "label_code"])
+def test_code_is_escaped_in_the_source_and_reads_as_typed(name):
+    """Code spans and fences hold no tag opener after sanitising, and still show what the
+    student typed (the zero-width space after ``<`` is invisible). (An indented code block
+    is read as text: its ``<`` shows as ``&lt;``.)"""
+    from nbconvert.filters.markdown import markdown2html
+
+    clean = sanitize_markdown(MARKDOWN[name])
+    assert not TAG_OPENER.search(clean), clean
+    shown = html_module.unescape(re.sub(r"<[^>]+>", "", markdown2html(clean))).replace("\u200b", "")
+    typed = re.search(r"<(img|script|svg)[^\n`]*", MARKDOWN[name]).group()
+    assert typed in shown, (typed, shown)
 
 
 @settings(max_examples=300, deadline=None)

@@ -41,6 +41,42 @@ HTML = {
     "img_remote": "<img src=\"http://127.0.0.1:9/PWN-beacon.png\">",
     "title": "<title>PWN-title</title>",
     "template": "<template><script>window.__pwned='PWN-template'</script></template>",
+    # attribute breaking: quotes, slashes and backticks where a parser ends an attribute
+    "attr_slash": "<img src=x/onerror=window.__pwned='PWN-slash'>",
+    "attr_backtick": "<img src=`x` onerror=window.__pwned='PWN-backtick'>",
+    "attr_quotes": "<img src=\"x\"\" onerror=\"window.__pwned='PWN-quotes'\">",
+    # javascript: URLs a browser still runs: tab, newline entity, leading control character
+    "js_url_tab": "<a href=\"java\tscript:window.__pwned='PWN-jstab'\">click</a>",
+    "js_url_newline": "<a href=\"jav&#x0A;ascript:window.__pwned='PWN-jsnl'\">click</a>",
+    "js_url_control": "<a href=\"\x01javascript:window.__pwned='PWN-jsctrl'\">click</a>",
+    "formaction": "<form><button formaction=\"javascript:window.__pwned='PWN-formaction'\">"
+                  "go</button></form>",
+    # SVG's own ways to run script
+    "svg_animate": "<svg><animate onbegin=\"window.__pwned='PWN-animate'\" attributeName=x "
+                   "dur=1s></animate></svg>",
+    "svg_xlink": "<svg><a xlink:href=\"javascript:window.__pwned='PWN-svglink'\">"
+                 "<text y=20>x</text></a></svg>",
+    # data: URIs (a page, an SVG image, a link)
+    "data_iframe": "<iframe src=\"data:text/html,<script>alert('PWN-dataframe')</script>\">"
+                   "</iframe>",
+    "data_svg_img": "<img src=\"data:image/svg+xml,<svg onload=alert('PWN-datasvg')>\">",
+    "data_link": "<a href=\"data:text/html,<script>alert('PWN-dataa')</script>\">click</a>",
+    # CSS: expression(), @import, a script URL in a style
+    "css_expression": "<div style=\"width:expression(window.__pwned='PWN-cssexpr')\">x</div>",
+    "css_import": "<style>@import 'http://127.0.0.1:9/PWN-cssimport.css';</style>",
+    # meta refresh to a data: page
+    "meta_refresh_data": "<meta http-equiv=\"refresh\" "
+                         "content=\"0;url=data:text/html,<script>alert('PWN-metadata')</script>\">",
+}
+
+#: "## Part ..." headings: the issue's case (a code span holding an image with onerror) and
+#: its relatives; before a graded cell each could become that cell's feedback label
+LABEL_HEADINGS = {
+    "code": "## Part 2 `<img src=x onerror=\"window.__pwned='PWN-labelcode'\">`",
+    "raw": "## Part 3 <img src=x onerror=\"window.__pwned='PWN-labelraw'\">",
+    "double": "### Part 4 ``<svg onload=\"window.__pwned='PWN-labelsvg'\">``",
+    "tex": "## Part 5 $\\href{javascript:window.__pwned='PWN-labeltex'}{x}$",
+    "quote": "## Part 6 \" autofocus onfocus=\"window.__pwned='PWN-labelquote'\" x=\"",
 }
 
 MARKDOWN = {
@@ -67,6 +103,43 @@ MARKDOWN = {
     "md_image_escaped": "\\\\![fig](http://127.0.0.1:9/PWN-mdbslash.png)",
     "mermaid": "```mermaid\ngraph TD\nA[\"<img src=x onerror=window.__pwned='PWN-mermaid'>\"]\n```",
     "entity_tag": "&lt;script&gt;PWN-entity-text&lt;/script&gt; and &#60;b&#62;",
+    # code: spans and fences keep what is typed; the page must show it, never run it
+    "code_span": "Use `<img src=x onerror=\"window.__pwned='PWN-codespan'\">` here",
+    "code_span_double": "``<script>window.__pwned='PWN-codedouble'</script>``",
+    "fence": "```\n<script>window.__pwned='PWN-fenced'</script>\n```",
+    "fence_html": "```html\n<img src=x onerror=\"window.__pwned='PWN-fencehtml'\">\n```",
+    "fence_tilde": "~~~\n<svg onload=\"window.__pwned='PWN-tilde'\">\n~~~",
+    "indented_code": "text\n\n    <img src=x onerror=\"window.__pwned='PWN-indented'\">\n",
+    # headings a feedback label could be made of (kit/feedback_labels.py)
+    **{f"label_{name}": text for name, text in LABEL_HEADINGS.items()},
+    # TeX macros MathJax would turn into links, styles or extensions
+    "tex_newcommand": "$\\newcommand{\\x}[1]{\\href{#1}{y}}\\x{javascript:window.__pwned="
+                      "'PWN-newcommand'}$",
+    "tex_def": "$$\\def\\y{\\style{background:url(http://127.0.0.1:9/PWN-texdef)}{z}}\\y$$",
+    "tex_env": "\\begin{align}\\href{javascript:window.__pwned='PWN-texenv'}{x}\\end{align}",
+    "tex_unicode": "$\\unicode{<img src=x onerror=window.__pwned='PWN-texuni'>}$",
+    # markdown links: data: pages, script URLs in angle brackets, titles that break out
+    "md_data_html": "[x](data:text/html,<script>window.__pwned='PWN-mddata'</script>)",
+    "md_js_angle": "[x](<javascript:window.__pwned='PWN-mdangle'>)",
+    "md_title_break": "[x](http://a \"t\\\" onmouseover=window.__pwned='PWN-mdtitle' \")",
+    "md_image_title": "![x](http://127.0.0.1:9/a.png \"\\\"><img src=x "
+                      "onerror=window.__pwned='PWN-mdimgtitle'>\")",
+}
+
+#: Plain-text fields a page prints (a label, a grade id, a notebook's name, title, authors,
+#: kernel name, a comment, a student id): each tries to leave the text or attribute it is
+#: printed in, or to be read as markup, a script link or a MathJax macro.
+FIELDS = {
+    "tag": "<img src=x onerror=\"window.__pwned='PWN-fieldimg'\">",
+    "close_attr": "\"><img src=x onerror=\"window.__pwned='PWN-fieldclose'\">",
+    "dq_attr": "\" autofocus onfocus=\"window.__pwned='PWN-fielddq'\" x=\"",
+    "sq_attr": "' autofocus onfocus='window.__pwned=\"PWN-fieldsq\"' x='",
+    "title_break": "</title><script>window.__pwned='PWN-fieldtitle'</script>",
+    "code_break": "</code></span><svg onload=\"window.__pwned='PWN-fieldsvg'\">",
+    "code_span": "`<img src=x onerror=\"window.__pwned='PWN-fieldcode'\">`",
+    "js_url": "javascript:window.__pwned='PWN-fieldjs'",
+    "tex": "$\\href{javascript:window.__pwned='PWN-fieldtex'}{x}$",
+    "comment": "<!--<img src=\"--><img src=x onerror=\"window.__pwned='PWN-fieldcomment'\">",
 }
 
 #: A written answer a TA must still be able to read after sanitising: (markdown, words that
