@@ -45,15 +45,30 @@ def current_marks(course: Course, outcomes: list[Outcome]) -> dict[tuple[str, st
     return read_marks(course.db_url, [(o.assignment, o.student) for o in outcomes if o.status in GRADED])
 
 
+#: what a spreadsheet reads as the start of a formula (after any leading spaces)
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")
+
+
+def not_a_formula(value: str) -> str:
+    """``value`` with a ``'`` in front when a spreadsheet would read it as a formula: it
+    starts, after any spaces, with ``=``, ``+``, ``-``, ``@`` or a tab or line break.
+    Line breaks inside it are kept (a comment's lines).
+
+    >>> print(not_a_formula(" =1+1"), not_a_formula("ok: -1"))
+    ' =1+1 ok: -1
+    """
+    value = str(value)
+    return "'" + value if value.lstrip(" ")[:1] in FORMULA_START else value
+
+
 def as_text(value: str) -> str:
     """A student-chosen string for a spreadsheet cell: inert (:func:`kit.inert.inert`), and
-    with a ``'`` in front when it starts like a formula (``=``, ``+``, ``-``, ``@``).
+    with a ``'`` in front when it starts like a formula (:func:`not_a_formula`).
 
     >>> print(as_text("=HYPERLINK(1)"), as_text("ada_lee"))
     '=HYPERLINK(1) ada_lee
     """
-    value = inert(value)
-    return "'" + value if value[:1] in ("=", "+", "-", "@") else value
+    return not_a_formula(inert(value))
 
 
 def rows(course: Course, outcomes: list[Outcome]) -> list[dict]:
@@ -66,11 +81,12 @@ def rows(course: Course, outcomes: list[Outcome]) -> list[dict]:
         m = marks.get((o.assignment, o.student)) or Marks(auto=o.total)
         graded = o.status in GRADED
         status = "graded" if graded else o.status if o.status != "failed" else f"failed: {inert(o.message)}"
-        out.append({
-            "student": as_text(o.student), "assignment": o.assignment, "status": status,
-            "auto_score": m.auto, "manual_score": m.manual, "score": m.total,
-            "max_score": auto_max + manual_max, "auto_max": auto_max, "manual_max": manual_max,
-            "hand_graded": m.hand_graded if graded else "", "comments": m.comment_text(),
+        out.append({  # every text cell: a student's id, a failure's reason, graders' comments
+            "student": as_text(o.student), "assignment": as_text(o.assignment),
+            "status": as_text(status), "auto_score": m.auto, "manual_score": m.manual,
+            "score": m.total, "max_score": auto_max + manual_max, "auto_max": auto_max,
+            "manual_max": manual_max, "hand_graded": m.hand_graded if graded else "",
+            "comments": not_a_formula(m.comment_text()),
         })
     return out
 

@@ -2,8 +2,9 @@
 
 Stock nbgrader's CSV export has each submission's total (hand grades included) but neither
 which part of it was graded by hand nor the TA's comments. :class:`HandGradesCsvExport`
-(``c.ExportApp.plugin_class`` in ``nbgrader_config.py``) writes the stock columns first,
-unchanged, then ``auto_score``, ``manual_score``, ``hand_graded`` and ``comments``
+(``c.ExportApp.plugin_class`` in ``nbgrader_config.py``) writes the stock columns first
+(ids, names and e-mails never as a spreadsheet formula: :func:`kit.gradebook.export.as_text`),
+then ``auto_score``, ``manual_score``, ``hand_graded`` and ``comments``
 (see :mod:`kit.gradebook.hand_grades`).
 """
 
@@ -14,6 +15,7 @@ import csv
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.plugins.export import CsvExportPlugin
 
+from kit.gradebook.export import as_text, not_a_formula
 from kit.gradebook.hand_grades import Marks, marks_of
 
 STOCK = ("assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email",
@@ -42,9 +44,12 @@ class HandGradesCsvExport(CsvExportPlugin):
 
     @staticmethod
     def _row(gradebook: Gradebook, assignment, student) -> dict:
-        row = {"assignment": assignment.name, "duedate": assignment.duedate, "student_id": student.id,
-               "last_name": student.last_name, "first_name": student.first_name,
-               "email": student.email, "max_score": assignment.max_score}
+        # ids, names and e-mails come from students (the hub, the LMS): never a formula
+        text = {k: None if v is None else as_text(v) for k, v in (
+            ("student_id", student.id), ("last_name", student.last_name),
+            ("first_name", student.first_name), ("email", student.email))}
+        row = {"assignment": assignment.name, "duedate": assignment.duedate, **text,
+               "max_score": assignment.max_score}
         try:
             submission = gradebook.find_submission(assignment.name, student.id)
         except MissingEntry:
@@ -64,5 +69,5 @@ class HandGradesCsvExport(CsvExportPlugin):
                 marks.comments.update(one.comments)
             graded = marks.hand_graded
         row.update(auto_score=round(marks.auto, 2), manual_score=round(marks.manual, 2),
-                   hand_graded=graded, comments=marks.comment_text())
+                   hand_graded=graded, comments=not_a_formula(marks.comment_text()))
         return {k: "" if v is None else v for k, v in row.items()}

@@ -87,8 +87,8 @@ def _checks_table(ps: ProblemSet) -> str:
     for item, c in ps.checks.items():
         before = "-" if c["attempts_before_right"] is None else f"{c['attempts_before_right']:g}"
         named = ", ".join(f"<code>{e(code)}</code> ({n})" for code, n in c["mistakes"]) or "-"
-        rows.append(f"<tr><td><code>{e(item)}</code></td><td class=num>{c['students']}</td>"
-                    f"<td class=num>{c['right']}</td><td class=num>{before}</td>"
+        rows.append(f"<tr><td><code>{e(item)}</code></td><td class=num>{e(str(c['students']))}</td>"
+                    f"<td class=num>{e(str(c['right']))}</td><td class=num>{before}</td>"
                     f"<td>{named}</td></tr>")
     return ("<table class=checks><tr><th>exact item</th><th>students who checked</th>"
             "<th>got it right</th><th>median wrong checks before right</th>"
