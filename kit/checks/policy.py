@@ -8,6 +8,7 @@ changes, no restart needed)::
                           "ps1_lift_point": 5}        # ... or one item
     c.KpcaCheck.closed = ["ps6_kernel_regression"]    # checks off (an exam)
     c.KpcaCheck.wrong_check_cost = 0.25               # a wrong check costs 1/4 of the item
+    c.KpcaCheck.student_groups = ["nbgrader-kernel_pca"]   # who may check (the default)
 
 An item's limit is its own entry in ``limits``, else its problem set's, else the default:
 ``attempts``, but never so many that checking the item's commonest values would be right
@@ -15,6 +16,11 @@ for more than a tenth of the students (:mod:`kit.checks.guessing`), so that gues
 through a small domain is worth little; an item whose commonest value alone is that common
 gets 0 and cannot be checked unless ``limits`` names it. A yes/no item (ps3's verdicts: one
 check would give it away) is never checked, whatever ``limits`` says.
+
+Who may check: hub users in one of ``student_groups`` (default ``nbgrader-<course id>``,
+nbgrader's students' group) and in none of ``staff_groups`` (default
+``formgrade-<course id>``); a course without a course id and without ``student_groups``
+refuses every check.
 """
 
 from __future__ import annotations
@@ -41,9 +47,25 @@ class KpcaCheck(Configurable):
         config=True)
     db_url = Unicode("", help="SQLAlchemy URL of the attempts table; empty: the course's "
                               "gradebook (CourseDirectory.db_url).").tag(config=True)
-    judge_seconds = Float(5.0, help="Longest a judgement may take.").tag(config=True)
-    workers = Int(2, help="Judging processes.").tag(config=True)
+    judge_seconds = Float(5.0, help="Longest a judgement may take (judging time only: "
+                                    "waiting for a free judge is not counted).").tag(config=True)
+    workers = Int(4, help="Judgements at once (each in its own process; one per student "
+                          "at a time).").tag(config=True)
+    queue_seconds = Float(8.0, help="Longest a check waits for a free judge (and behind "
+                                    "the same student's earlier check) before it is "
+                                    "refused, no check used.").tag(config=True)
+    cooldown_seconds = Float(60.0, help="After a check of theirs ran out of time (or "
+                                        "stopped the judge), a student's checks are "
+                                        "refused this long.").tag(config=True)
     per_minute = Int(30, help="Requests one student may make per minute.").tag(config=True)
+    warm_judges = Bool(True, help="Draw a key of each problem set before the first check "
+                                  "(seconds at start; each check is then faster).").tag(
+        config=True)
+    student_groups = List(Unicode(), help="Hub groups whose members may check (empty: "
+                                          "nbgrader-<course id>).").tag(config=True)
+    staff_groups = List(Unicode(), help="Hub groups whose members may not check, even in a "
+                                        "students' group (empty: formgrade-<course id>)."
+                          ).tag(config=True)
     wrong_check_cost = Float(
         0.0, min=0.0, max=1.0,
         help="Share of an exact item's points a right answer loses per wrong check made "
@@ -79,7 +101,7 @@ class Policy:
 
     def __init__(self, root: Path, overrides: dict | None = None):
         self.root, self.overrides = Path(root), overrides or {}
-        self._stamp, self._settings, self._db_url = None, None, ""
+        self._stamp, self._settings, self._db_url, self._course_id = None, None, "", ""
 
     @property
     def settings(self) -> KpcaCheck:
@@ -95,6 +117,9 @@ class Policy:
                 setattr(config.KpcaCheck, key, value)
             self._settings, self._stamp = KpcaCheck(config=config), stamp
             course_db = config.CourseDirectory.get("db_url") if "CourseDirectory" in config else None
+            course_id = (config.CourseDirectory.get("course_id") if "CourseDirectory" in config
+                         else None)
+            self._course_id = course_id if isinstance(course_id, str) else ""
             self._db_url = (self._settings.db_url or os.environ.get("KPCA_DB_URL")
                             or (course_db if isinstance(course_db, str) else "")
                             or f"sqlite:///{self.root / 'gradebook.db'}")
@@ -104,6 +129,15 @@ class Policy:
     def db_url(self) -> str:
         self.settings  # noqa: B018 - (re)loads
         return self._db_url
+
+    def groups(self) -> tuple[list[str], list[str]]:
+        """``(students' groups, staff groups)``: the settings, else nbgrader's groups of the
+        course id (``nbgrader-<id>``, ``formgrade-<id>``); no students' group without either."""
+        s = self.settings
+        cid = self._course_id
+        students = list(s.student_groups) or ([f"nbgrader-{cid}"] if cid else [])
+        staff = list(s.staff_groups) or ([f"formgrade-{cid}"] if cid else [])
+        return students, staff
 
     def limit(self, item: str) -> tuple[int, str]:
         """``(checks allowed, why none)`` for ``item`` (a known item)."""

@@ -7,12 +7,21 @@ for a check that did not count. A unique constraint on (student, item, slot) is 
 the limit hold: a check first *reserves* the next slot, and of two requests that read the
 same count only one can insert it, whether they come from one service process or several
 (sqlite or PostgreSQL alike). The other retries and finds the limit reached.
+
+A reservation is always settled: the service records the verdict, or gives the slot back
+(``error``, ``crash``: the judge failed, not the student) on every path out of a check. A
+check whose answer cost the judge too much (``timeout``, ``toolarge``) keeps its slot: it
+was the student's to spend, but it is no wrong answer (it costs no points). A row left
+``pending`` by a service killed mid-judgement holds its slot at most :data:`STALE_SECONDS`:
+then the next reservation of that student and item, or the next service start, marks it
+``lost`` and frees the slot.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import statistics
+import time
 from collections import Counter, defaultdict
 
 from sqlalchemy import (
@@ -30,7 +39,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import IntegrityError, OperationalError
 
-__all__ = ["ATTEMPTS", "COUNTED", "Store", "summary", "wrong_checks"]
+__all__ = ["ATTEMPTS", "COUNTED", "SPENT", "STALE_SECONDS", "Store", "summary", "wrong_checks"]
 
 _META = MetaData()
 ATTEMPTS = Table(
@@ -45,8 +54,13 @@ ATTEMPTS = Table(
     Column("code", String(60), nullable=True),
     UniqueConstraint("student", "item", "slot", name="kpca_check_one_slot"),
 )
-#: verdicts that use up an attempt
+#: verdicts of judged answers, which use up an attempt
 COUNTED = ("right", "wrong", "mistake")
+#: verdicts that use up an attempt: judged, or too costly to judge (the student's doing)
+SPENT = (*COUNTED, "timeout", "toolarge")
+#: a pending reservation older than this (seconds) belongs to no check under way: a check
+#: reserves only once a judge is free, and a judgement is killed after its time limit
+STALE_SECONDS = 300.0
 
 
 def _now() -> dt.datetime:
@@ -56,13 +70,18 @@ def _now() -> dt.datetime:
 class Store:
     """The attempts table of the database at ``url`` (created when missing)."""
 
-    def __init__(self, url: str):
+    def __init__(self, url: str, stale: float = STALE_SECONDS):
         args = {"timeout": 15} if url.startswith("sqlite") else {}
-        self.engine = create_engine(url, connect_args=args)
+        self.engine, self.stale = create_engine(url, connect_args=args), stale
         _META.create_all(self.engine, tables=[ATTEMPTS])
-        with self.engine.begin() as conn:  # checks cut off by a restart do not count
-            conn.execute(update(ATTEMPTS).where(ATTEMPTS.c.verdict == "pending")
-                         .values(verdict="lost", slot=None))
+        with self.engine.begin() as conn:  # checks cut off by a stop do not count
+            self._release_stale(conn)
+
+    def _release_stale(self, conn, *where) -> None:
+        old = _now() - dt.timedelta(seconds=self.stale)
+        conn.execute(update(ATTEMPTS).where(ATTEMPTS.c.verdict == "pending",
+                                            ATTEMPTS.c.at < old, *where)
+                     .values(verdict="lost", slot=None))
 
     def used(self, student: str, item: str) -> int:
         with self.engine.connect() as conn:
@@ -75,6 +94,8 @@ class Store:
         for _ in range(50):
             try:
                 with self.engine.begin() as conn:
+                    self._release_stale(conn, ATTEMPTS.c.student == student,
+                                        ATTEMPTS.c.item == item)
                     used, top = conn.execute(select(
                         func.count(ATTEMPTS.c.slot), func.max(ATTEMPTS.c.slot)).where(
                         ATTEMPTS.c.student == student, ATTEMPTS.c.item == item)).one()
@@ -91,10 +112,17 @@ class Store:
     def finish(self, row: int, verdict: str, code: str | None = None) -> None:
         """Record the verdict; a check that does not count gives its slot back."""
         values = {"verdict": verdict, "code": code}
-        if verdict not in COUNTED:
+        if verdict not in SPENT:
             values["slot"] = None
-        with self.engine.begin() as conn:
-            conn.execute(update(ATTEMPTS).where(ATTEMPTS.c.id == row).values(**values))
+        for attempt in range(5):
+            try:
+                with self.engine.begin() as conn:
+                    conn.execute(update(ATTEMPTS).where(ATTEMPTS.c.id == row).values(**values))
+                return
+            except OperationalError:  # a locked sqlite file, a dropped connection: again
+                if attempt == 4:
+                    raise
+                time.sleep(0.2 * (attempt + 1))
 
     def note(self, student: str, item: str, ps: str, verdict: str) -> None:
         """Record a check that was judged without using an attempt (not exact, ...)."""
