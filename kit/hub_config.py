@@ -10,8 +10,12 @@ nbgrader's documented JupyterHub set-up for one course:
 - the groups ``nbgrader-kernel_pca`` (students) and ``formgrade-kernel_pca`` (TA and
   instructor); the formgrade group may reach the course's formgrader, a hub-managed Jupyter
   server (service ``kernel_pca``) running in the course directory;
-- the service ``kpca-check`` (:mod:`kit.checks.service`) with its own token and role; each
-  student's server gets ``KPCA_CHECK_URL`` (the service through the proxy);
+- the service ``kpca-check`` (:mod:`kit.checks.service`) with its own token and role; the
+  students' role, and through ``Spawner.server_token_scopes`` their servers' tokens, may
+  access it (a TA's or instructor's token may not); each student's server gets
+  ``KPCA_CHECK_URL`` (:func:`check_url`: the service through the proxy, at the hub's public
+  URL when it has one, ``KPCA_HUB_PUBLIC_URL``, or where the environment's own
+  ``KPCA_CHECK_URL`` says);
 - each user's Jupyter server as a local process in ``<hub dir>/home/<user>`` (one OS user
   for the whole demo: a real deployment uses a spawner that separates users, README).
 """
@@ -57,10 +61,35 @@ c.Spawner.http_timeout = 120
 #: Jupyter's own search paths, passed on when set (a hub run from another environment)
 PASSED = {k: os.environ[k] for k in ("JUPYTER_CONFIG_PATH", "JUPYTER_PATH") if k in os.environ}
 c.Spawner.env_keep = ["JUPYTERHUB_SINGLEUSER_APP", "PATH", "LANG", *PASSED]
+if os.environ.get("KPCA_HUB_PUBLIC_URL"):  # the address students use (TLS: https://...)
+    c.JupyterHub.public_url = os.environ["KPCA_HUB_PUBLIC_URL"]
+
+
+def check_url(spawner=None) -> str:
+    """Where a student's server reaches the check service (its ``KPCA_CHECK_URL``): the
+    hub's environment's ``KPCA_CHECK_URL`` when set (e.g. the proxy's address inside a
+    cluster), else the service under the hub's public URL (``JupyterHub.public_url``), else
+    under the address the proxy listens on (``bind_url``, or ``ip``, ``port`` and
+    ``base_url``). Read when a server starts, so a public URL set below counts too."""
+    setting = os.environ.get("KPCA_CHECK_URL", "").strip()
+    if setting:
+        return setting.rstrip("/") + "/"
+    hub = c.JupyterHub
+    base = hub.get("public_url") or hub.get("bind_url") or (
+        f"http://{hub.get('ip') or '127.0.0.1'}:{hub.get('port') or 8000}"
+        f"{hub.get('base_url') or '/'}")
+    return base.rstrip("/") + "/services/kpca-check/"
+
+
 c.Spawner.environment = {
-    "KPCA_CHECK_URL": f"http://127.0.0.1:{PORT}/services/kpca-check/",
+    "KPCA_CHECK_URL": check_url,
     "MPLBACKEND": "module://matplotlib_inline.backend_inline",
 }
+#: the token of a student's server (JUPYTERHUB_API_TOKEN, which check() sends) may access
+#: the check service; JupyterHub gives each server only the scopes its user holds, so a
+#: TA's or instructor's server token never gets it (the defaults of the role 'server' kept)
+c.Spawner.server_token_scopes = ["users:activity!user", "access:servers!server",
+                                 "access:services!service=kpca-check"]
 
 c.JupyterHub.load_groups = {
     f"nbgrader-{COURSE_ID}": {"users": STUDENTS},
