@@ -205,6 +205,9 @@ class StampReceivedTime(NbGraderPreprocessor):
     """An autograde step (before ``AssignLatePenalties``): the submission's timestamp in the
     gradebook becomes :func:`received_time`, whoever started the grading (plain ``nbgrader
     autograde`` and formgrader's button write the hand-in's ``timestamp.txt`` there first).
+    The graded copy's ``timestamp.txt`` (``autograded/``, then ``feedback/``, whose line
+    ``nbgrader release_feedback`` prints) becomes that time too: the student's text, escapes
+    and all, reaches no terminal from there.
     """
 
     def preprocess(self, nb, resources):
@@ -221,4 +224,8 @@ class StampReceivedTime(NbGraderPreprocessor):
             if submission.timestamp != when:
                 submission.timestamp = when
                 gb.db.commit()
+        graded = root / "autograded" / meta["student"] / meta["assignment"]
+        if graded.is_dir():
+            (graded / "timestamp.txt").unlink(missing_ok=True)  # never written through a link
+            (graded / "timestamp.txt").write_text(f"{when:%Y-%m-%d %H:%M:%S.%f} UTC")
         return nb, resources

@@ -169,7 +169,11 @@ def test_plain_nbgrader_autograde_records_the_received_time_before_late_penaltie
         gb.update_or_create_submission(PS, "mal", timestamp=dt.datetime(2020, 1, 1))
     resources = {"metadata": {"path": str(course.root / "autograded" / "mal" / PS)},
                  "nbgrader": {"student": "mal", "assignment": PS, "db_url": course.db_url}}
+    graded = course.root / "autograded" / "mal" / PS
+    graded.mkdir(parents=True)
+    (graded / "timestamp.txt").write_text(FORGED["escapes"])  # nbgrader copied the student's
     assert folder.exists()
     StampReceivedTime().preprocess({}, resources)
     with Gradebook(course.db_url) as gb:
         assert gb.find_submission(PS, "mal").timestamp == when.replace(tzinfo=None)
+    assert (graded / "timestamp.txt").read_text() == "2026-12-01 12:00:00.000000 UTC"

@@ -163,3 +163,5 @@ def test_a_hub_course_grades_on_the_login_and_charges_wrong_checks(tmp_path):
     with Gradebook(course.db_url) as gb:
         stamps = {s: gb.find_submission(PS, s).timestamp for s in ("dan", "eve", "fay")}
     assert all(t > HANDED_IN for t in stamps.values()), stamps
+    graded = (course.root / "autograded" / "fay" / PS / "timestamp.txt").read_text()
+    assert graded == f"{stamps['fay']:%Y-%m-%d %H:%M:%S.%f} UTC"  # no escape reaches a log
