@@ -26,7 +26,7 @@ def grade(course: Course, jobs, feedback: bool, on_result, bar=None, where=None)
     """
     # one process more than cores: while one waits for its kernel to start, the others compute
     workers = max(1, min(where or (os.cpu_count() or 1) + 1, len(jobs) or 1))
-    add_students(course, [student for _, student in jobs])
+    add_students(course, [s for a, s in jobs if (course.root / "submitted" / s / a).exists()])
     results = run_jobs(jobs, workers, _init_worker, (str(course.root), feedback), _grade_job)
     try:
         for (assignment, student), result in results:

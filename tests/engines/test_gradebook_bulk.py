@@ -235,8 +235,10 @@ def test_the_local_engine_adds_its_students_before_any_grading_process(released_
         yield from ()
 
     monkeypatch.setattr(local, "run_jobs", run_jobs)
-    local.grade(course, [(PS, "newcomer"), ("ps_other", "newcomer"), (PS, "second")],
-                feedback=False, on_result=None)
+    for student, assignment in (("newcomer", PS), ("newcomer", "ps_other"), ("second", PS)):
+        (course.root / "submitted" / student / assignment).mkdir(parents=True)
+    local.grade(course, [(PS, "newcomer"), ("ps_other", "newcomer"), (PS, "second"),
+                         (PS, "handed_in_nothing")], feedback=False, on_result=None)
     assert seen == ["newcomer", "second"]
     local.add_students(course, ["newcomer", "third"])  # again, beside another run: no error
     with Gradebook(course.db_url) as gb:
