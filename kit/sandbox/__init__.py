@@ -6,6 +6,7 @@ with its outputs, run in the ``kpca-sandbox`` kernel (:mod:`.kernelspec`, starte
 ``python -m kit.sandbox -f {connection_file}``: :mod:`.wrapper`, whose ``bwrap`` command
 line is :mod:`.command`; as root, forked from a warm template instead, :mod:`.warm` and
 :mod:`.template`), with the kernel environment's Python and packages only
-(:mod:`.kernelenv`, :mod:`.offered`) and outputs capped as they arrive
-(:mod:`.output_limits`). ``python -m kit.sandbox --install`` writes the kernelspec.
+(:mod:`.kernelenv`, :mod:`.offered`), outputs capped as they arrive
+(:mod:`.output_limits`), and nothing of the grader's in reach but its sockets and a capped,
+escaped pipe for its own output (:mod:`.channels`). ``python -m kit.sandbox --install`` writes the kernelspec.
 """

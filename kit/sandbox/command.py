@@ -4,11 +4,14 @@
 around ``python -m ipykernel_launcher``, with the Python of the kernel environment
 (:mod:`kit.sandbox.kernelenv`: what the course offers students, nothing else). The sandbox sees a
 minimal file system: ``/usr``, ``/etc``, the Python installation and the kernel
-environment, read-only, with the other Pythons' package folders emptied; an empty
-``/tmp``; ``kpca_probe`` read-only, alone in :data:`PROBE_PATH` (:func:`probe_dir`); and the
-kernel's own working directory (the student's ``autograded/<student>/<ps>/`` folder) as a
-private in-memory folder holding that folder's files read-only: the kernel may write there,
-but nothing it writes reaches the disk. Nothing else of the course is there: not
+environment, read-only, with the other Pythons' package folders emptied; ``kpca_probe``
+read-only, alone in :data:`PROBE_PATH` (:func:`probe_dir`); and, each a private tmpfs of
+its own size (:func:`scratch_bytes`), an empty ``/tmp`` and ``/dev/shm``, the kernel's
+socket folder holding only its connection file (read-only; the grader reaches the sockets
+through links, :mod:`kit.sandbox.channels`), and the kernel's own working directory (the
+student's ``autograded/<student>/<ps>/`` folder) holding that folder's files read-only.
+These are the only places a kernel can write, nothing it writes reaches the disk, and the
+root is read-only. Nothing else of the course is there: not
 ``source/``, not ``gradebook.db``, not other students' folders, not ``kpca_ref``, not the
 grader's venv. It has no network, its own pid/ipc/uts namespaces and a clean environment
 (only :data:`PASS_ENV` and ``KPCA_PROBE_*`` come in).
@@ -35,8 +38,14 @@ LIMITS = {
     "cpu_seconds": 600,  # CPU time of the kernel process over the whole notebook
     "wall_seconds": 1200,  # whole notebook, wall clock; each cell also has c.Execute.timeout
     "fsize_mb": 256,  # largest file the kernel may write
-    "tmp_mb": 256,  # size of the sandbox's private /tmp (held in memory)
+    # the only places it may write, each a private tmpfs (held in memory, never on disk)
+    "tmp_mb": 128,  # /tmp: also HOME, IPython's and matplotlib's folders
+    "work_mb": 128,  # the working folder (the student's files, read-only, and what it adds)
+    "shm_mb": 64,  # /dev/shm
 }
+
+#: Size of a kernel's socket folder (its connection file and its sockets, nothing more).
+SOCKET_BYTES = 1 << 20
 
 #: Variables passed into the sandbox (everything else is dropped: no secrets leak in).
 PASS_ENV = ("LANG", "LC_ALL", "MPLBACKEND", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
@@ -127,6 +136,13 @@ def working_files(cwd: Path) -> list[Path]:
     return [item for item in sorted(cwd.iterdir()) if item.is_file() and not item.is_symlink()]
 
 
+def scratch_bytes() -> dict[str, int]:
+    """The size of each tmpfs a kernel may write to, in bytes: ``tmp`` (/tmp), ``work`` (the
+    working folder), ``shm`` (/dev/shm) and ``sockets`` (the socket folder)."""
+    return {"tmp": limit("tmp_mb") << 20, "work": limit("work_mb") << 20,
+            "shm": limit("shm_mb") << 20, "sockets": SOCKET_BYTES}
+
+
 def kernel_limits() -> dict[str, int]:
     """The resource limits each kernel gets, in the units ``setrlimit`` takes."""
     return {"memory": limit("memory_mb") << 20, "nproc": limit("nproc"),
@@ -156,10 +172,14 @@ def static_environment(env: dict[str, str]) -> dict[str, str]:
 
 def _shared_ops(venv: Path, env: dict[str, str], cwd: Path,
                 environ=None) -> list[tuple[str, list[str]]]:
-    """The mounts every kernel has: system, kernel environment, fonts, /tmp, the probe."""
+    """The mounts every kernel has: system, kernel environment, fonts, /tmp, /dev/shm, the
+    probe."""
+    sizes = scratch_bytes()
     ops = _system_binds()
     ops += [("", ["--dev", "/dev", "--proc", "/proc"]),
-            ("", ["--perms", "1777", "--size", str(limit("tmp_mb") << 20), "--tmpfs", "/tmp"]),
+            ("", ["--perms", "1777", "--size", str(sizes["shm"]), "--tmpfs", "/dev/shm"]),
+            ("", ["--remount-ro", "/dev"]),  # its own when not root: only /dev/shm is writable
+            ("", ["--perms", "1777", "--size", str(sizes["tmp"]), "--tmpfs", "/tmp"]),
             (str(venv), ["--ro-bind", str(venv), str(venv)])]
     ops += [("", ["--tmpfs", d, "--remount-ro", d]) for d in kernelenv.other_site_dirs()]
     # matplotlib's font list, built with the environment: without it every kernel rebuilds it
@@ -190,40 +210,50 @@ def _namespaces(bwrap: str) -> list[str]:
 
 
 def bwrap_command(bwrap: str, connection_file: Path, socket_dir: Path, cwd: Path,
-                  uid: int, gid: int) -> list[str]:
-    """The full bwrap command line for one kernel."""
+                  uid: int, gid: int, info_fd: int) -> list[str]:
+    """The full bwrap command line for one kernel (bwrap writes its pid to ``info_fd``).
+
+    ``connection_file`` (in the grader's ``socket_dir``) is bound read-only into the
+    kernel's own ``socket_dir``, a small tmpfs: nothing of the grader's file system is
+    writable in the sandbox.
+    """
     venv = kernelenv.env_dir().resolve()
     python = str(kernelenv.python_of(venv))
     env = kernel_environment(cwd)
-    tmp_size = str(limit("tmp_mb") << 20)
+    sizes = scratch_bytes()
     ops = _shared_ops(venv, env, cwd)
-    ops.append((str(socket_dir), ["--bind", str(socket_dir), str(socket_dir)]))
+    inside = f"{socket_dir}/{connection_file.name}"
+    ops += [(str(socket_dir), ["--perms", "1777", "--size", str(sizes["sockets"]),
+                               "--tmpfs", str(socket_dir)]),
+            ("", ["--ro-bind", str(connection_file), inside])]
     # The working folder is a private tmpfs holding the folder's files read-only: the kernel
     # can write there, but nothing it writes reaches the disk or outlives it (so it cannot
     # plant a symlink that the grader, as root, would later write through).
-    ops.append((str(cwd), ["--perms", "1777", "--size", tmp_size, "--tmpfs", str(cwd)]))
+    ops.append((str(cwd), ["--perms", "1777", "--size", str(sizes["work"]), "--tmpfs", str(cwd)]))
     ops += [("", ["--ro-bind", str(item), str(item)]) for item in working_files(cwd)]
-    args = _assemble([*_namespaces(bwrap), "--die-with-parent"], ops, env, str(cwd))
+    ops.append(("", ["--remount-ro", "/"]))  # the root's folders (its own when not root)
+    args = _assemble([*_namespaces(bwrap), "--die-with-parent", "--info-fd", str(info_fd)],
+                     ops, env, str(cwd))
     lim = kernel_limits()
     return args + [python, "-I", "-c", INNER, str(uid), str(gid),
                    *(str(lim[k]) for k in ("memory", "nproc", "cpu", "fsize")),
-                   python, "-m", "ipykernel_launcher", "-f", str(connection_file)]
+                   python, "-m", "ipykernel_launcher", "-f", inside]
 
 
 def template_command(bwrap: str, cwd: Path, env: dict[str, str], source: str,
-                     listen_fd: int, life_fd: int, stage: str, environ=None) -> list[str]:
+                     listen_fd: int, life_fd: int, environ=None) -> list[str]:
     """The bwrap command line of the warm template (:mod:`kit.sandbox.template`).
 
-    The same sandbox as a kernel's, without a working folder (each kernel it forks mounts its
-    own), with ``stage`` (where the kernels' socket folders are made) bound in. Started as
-    root, it keeps root's capabilities (bubblewrap's default): the template needs them to
-    build each kernel's namespaces; the kernel drops them with root.
+    The same sandbox as a kernel's, without a working or socket folder (each kernel it forks
+    mounts its own). Started as root, it keeps root's capabilities (bubblewrap's default):
+    the template needs them to build each kernel's namespaces; the kernel drops them with
+    root.
     """
     venv = kernelenv.env_dir(environ).resolve()
     python = str(kernelenv.python_of(venv))
-    ops = _shared_ops(venv, env, cwd, environ) + [(stage, ["--bind", stage, stage])]
+    ops = _shared_ops(venv, env, cwd, environ)
     # --as-pid-1: the template is its sandbox's pid 1, so that every process in it (the kernels
     # included, each in its own nested pid namespace) dies when it exits
     args = _assemble([*_namespaces(bwrap), "--as-pid-1"], ops, env, "/")
     return args + [python, "-c", source, "kpca-template", str(listen_fd), str(life_fd),
-                   ",".join(sorted(env)), stage]
+                   ",".join(sorted(env))]

@@ -36,14 +36,13 @@ class SandboxProvisioner(LocalProvisioner):
             root = _config_root(km)
             if root:
                 env["KPCA_SANDBOX_COURSE_ROOT"] = root
-            stage = None
             env.pop(warm.ADDRESS_ENV, None)
             bwrap = bwrap_path()
             if warm.enabled(env) and bwrap:
                 cwd = Path(kwargs.get("cwd") or os.getcwd()).resolve()
-                env[warm.ADDRESS_ENV], stage = warm.template_for(bwrap, cwd, env)
-            if self.socket_dir is None:  # a warm kernel's must be where its template sees it
-                self.socket_dir = tempfile.mkdtemp(prefix="kpca-sandbox-", dir=stage)
+                env[warm.ADDRESS_ENV] = warm.template_for(bwrap, cwd, env)
+            if self.socket_dir is None:  # the kernel's sockets are linked in there
+                self.socket_dir = os.path.realpath(tempfile.mkdtemp(prefix="kpca-sandbox-"))
             km.transport = "ipc"
             km.ip = os.path.join(self.socket_dir, "k")
             km.cache_ports = False

@@ -9,11 +9,13 @@ runs student code, is not dumpable, and is its sandbox's pid 1: when it exits, e
 in the sandbox goes with it. It exits when its life pipe closes (the grading process is gone).
 
 For each request it forks a *keeper*, which reads the kernel's settings and descriptors (the
-wrapper's stdout and stderr, and one per file of the working folder), enters new mount, pid,
-network, ipc and uts namespaces, and forks that pid namespace's *init*. Init mounts a fresh
-``/proc``, ``/tmp`` and ``/dev/shm``, the working folder as a private tmpfs holding read-only
-copies of its files, and the kernel's socket folder (hiding the other kernels'), then forks
-the *kernel*. The kernel closes every other descriptor, takes its own environment and limits,
+pipe its output goes to, which only its wrapper reads; the connection file; one per file of
+the working folder), enters new mount, pid, network, ipc and uts namespaces, and forks that
+pid namespace's *init*. Init mounts a fresh ``/proc``, and, each a tmpfs of its own size,
+``/tmp``, ``/dev/shm``, the working folder holding read-only copies of its files, and the
+kernel's socket folder holding its connection file, then forks the *kernel*. The kernel's
+stdin is ``/dev/null`` and its stdout and stderr the pipe; it closes every other descriptor,
+takes its own environment and limits,
 drops root for its own uid (and with it every capability), reseeds numpy's and sympy's
 generators (Python reseeds ``random`` after a fork itself), and starts ipykernel. The keeper
 waits until the kernel ends, or its wrapper says "kill" or hangs up, and reports the status;
@@ -62,14 +64,14 @@ def _recv_request(conn):
     return json.loads(body), fds
 
 
-def _become_kernel(req, out_fd, err_fd):
+def _become_kernel(req, out_fd):
     """The kernel process: its descriptors, environment, limits and uid, then ipykernel."""
     import resource
 
     null = os.open("/dev/null", os.O_RDONLY)
     os.dup2(null, 0)
     os.dup2(out_fd, 1)
-    os.dup2(err_fd, 2)
+    os.dup2(out_fd, 2)
     os.closerange(3, 65536)
     os.chdir(req["cwd"])
     os.environ.clear()
@@ -116,16 +118,16 @@ def _init(req, fds, keeper_alive):
     call("prctl", PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if select.select([keeper_alive], [], [], 0)[0]:
         os._exit(75)
-    out_fd, err_fd, *file_fds = fds
+    out_fd, conn_fd, *file_fds = fds
     try:
-        set_up_files(req, file_fds, _STAGE)
+        set_up_files(req, conn_fd, file_fds)
     except OSError as err:
-        os.write(err_fd, f"kpca-sandbox: warm kernel set-up failed: {err}\n".encode())
+        os.write(out_fd, f"kpca-sandbox: warm kernel set-up failed: {err}\n".encode())
         os._exit(72)
     kernel = os.fork()
     if kernel == 0:
         try:
-            _become_kernel(req, out_fd, err_fd)
+            _become_kernel(req, out_fd)
         finally:
             os._exit(70)
     os.closerange(3, 65536)
@@ -141,9 +143,12 @@ def _keep(conn):
         req, fds = _recv_request(conn)
         if len(fds) != 2 + len(req.get("files", ())):
             raise ValueError(f"expected {2 + len(req.get('files', ()))} descriptors, got {len(fds)}")
-        socket_dir = os.path.realpath(req["socket_dir"])
-        if os.path.dirname(socket_dir) != _STAGE or not os.path.isdir(socket_dir):
-            raise ValueError(f"the socket folder {socket_dir} is not the template's")
+        for key in ("socket_dir", "cwd"):
+            path = req[key]
+            if not os.path.isabs(path) or os.path.normpath(path) != path or path.count("/") < 2:
+                raise ValueError(f"the {key} {path!r} is not a folder's absolute path")
+        if os.path.dirname(req["connection_file"]) != req["socket_dir"]:
+            raise ValueError("the connection file is not in the socket folder")
         if any("/" in name or name in (".", "..") for name in req["files"]):
             raise ValueError("a file name with a slash")
         if req.get("static_env") != _STATIC_ENV:
@@ -200,14 +205,12 @@ def _warm_up():
     matplotlib.font_manager.fontManager  # noqa: B018 - the font list, loaded once
 
 
-_STAGE = ""  # where the kernels' socket folders are (bound in from the grading process)
 _STATIC_ENV = {}  # the template's environment, as bubblewrap set it (but PWD)
 _PYTHON_ENV = {}  # what Python added to it at start
 
 
-def main(listen_fd, life_fd, given, stage):
-    global _STATIC_ENV, _PYTHON_ENV, _STAGE
-    _STAGE = stage
+def main(listen_fd, life_fd, given):
+    global _STATIC_ENV, _PYTHON_ENV
     given = set(given.split(","))
     _STATIC_ENV = {k: v for k, v in os.environ.items() if k in given}
     _PYTHON_ENV = {k: v for k, v in os.environ.items() if k not in given and k != "PWD"}
@@ -236,4 +239,4 @@ def main(listen_fd, life_fd, given, stage):
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5])
+    main(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4])

@@ -3,9 +3,11 @@
 Part of the template (:mod:`kit.sandbox.template`): :mod:`kit.sandbox.warm` gives ``python -c``
 this file's text followed by the template's, so it too runs inside the template's sandbox and
 imports nothing of ``kit``. :func:`set_up_files` runs in init, as root, in the notebook's new
-mount namespace: a fresh ``/proc``, ``/tmp`` and ``/dev/shm``, the working folder as a private
-tmpfs holding read-only copies of its files, and the kernel's socket folder alone, as the cold
-sandbox (:mod:`kit.sandbox.command`) has them.
+mount namespace: a fresh ``/proc``, and, each a tmpfs of the size the request gives
+(``sizes``, :func:`kit.sandbox.command.scratch_bytes`), ``/tmp``, ``/dev/shm``, the working
+folder holding read-only copies of its files, and the socket folder holding the kernel's
+connection file, read-only, as the cold sandbox (:mod:`kit.sandbox.command`) has them. These
+are the only places the kernel can write; nothing of the grader's file system is bound in.
 """
 
 import ctypes
@@ -49,11 +51,10 @@ def _mounts_under(top):
     return found
 
 
-def _new_tmp(size, stage):
+def _new_tmp(size):
     """A fresh, empty /tmp, with what the template has bound below its own /tmp (the kernel
-    environment or the probe, when the course lives there) bound again, but the stage."""
-    kept = [(p, ro) for p, ro in _mounts_under("/tmp") if p != stage and
-            not p.startswith(stage + "/")]
+    environment or the probe, when the course lives there) bound again."""
+    kept = _mounts_under("/tmp")
     old = "/run/kpca-tmp"
     if kept:
         os.makedirs(old, exist_ok=True)
@@ -95,35 +96,39 @@ def _bind(source, target, read_only, is_dir):
         _mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
 
 
-def set_up_files(req, file_fds, stage):
+def _copy_in(fd, target):
+    """Copy the file open at ``fd`` (closing it) to ``target``, read-only to all."""
+    with open(target, "xb") as out, open(fd, "rb", closefd=True) as src:
+        shutil.copyfileobj(src, out)
+    os.chmod(target, 0o444)
+
+
+def set_up_files(req, conn_fd, file_fds):
     """Init's mounts: the notebook's own /proc, /tmp, /dev/shm, working and socket folders."""
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
-    sockets = "/run/kpca-sockets"  # the kernel's socket folder, kept aside while /tmp is new
-    _bind(req["socket_dir"], sockets, False, True)
-    if os.path.isdir(stage):  # the other kernels' socket folders
-        _mount("tmpfs", stage, "tmpfs", MS_NOSUID | MS_NODEV | MS_RDONLY, "mode=0755,size=4k")
     _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     for name in PROC_READ_ONLY:
         path = f"/proc/{name}"
         if os.path.exists(path):
             _mount(path, path, None, MS_BIND | MS_REC)
             _mount(None, path, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
-    size = req["tmp_bytes"]
-    _new_tmp(size, stage)
-    _tmpfs("/dev/shm", "1777", size)
+    sizes = req["sizes"]
+    _new_tmp(sizes["tmp"])
+    _tmpfs("/dev/shm", "1777", sizes["shm"])
     os.makedirs(req["mplconfigdir"], exist_ok=True)
     os.chmod(req["mplconfigdir"], 0o1777)
     # the working folder: a private tmpfs holding copies of its files, read-only to the kernel
     cwd = req["cwd"]
     _private_folders(cwd)
-    _tmpfs(cwd, "1777", size)
+    _tmpfs(cwd, "1777", sizes["work"])
     for name, fd in zip(req["files"], file_fds):
-        target = os.path.join(cwd, name)
-        with open(target, "xb") as out, open(fd, "rb", closefd=True) as src:
-            shutil.copyfileobj(src, out)
-        os.chmod(target, 0o444)
-    os.makedirs(req["socket_dir"], mode=0o755, exist_ok=True)
-    _mount(sockets, req["socket_dir"], None, MS_MOVE)
+        _copy_in(fd, os.path.join(cwd, name))
+    # the socket folder (after /tmp, where it usually is): the kernel's sockets, which its
+    # grader reaches through this mount namespace, and its connection file
+    sockets = req["socket_dir"]
+    _private_folders(sockets)
+    _tmpfs(sockets, "1777", sizes["sockets"])
+    _copy_in(conn_fd, req["connection_file"])
     call("sethostname", b"sandbox", 7)
     _loopback_up()
 

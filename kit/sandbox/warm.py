@@ -14,9 +14,11 @@ notebook does reaches the next one; the template itself never runs student code.
   ``KPCA_SANDBOX_TEMPLATE``. The template exits when the grading process does (its life pipe
   closes), killing every kernel it forked.
 - The wrapper's side: :func:`run_kernel` asks the template for one kernel, passing the
-  connection's socket folder, the working folder and its own stdout/stderr as descriptors, and
-  returns a :class:`WarmKernel` to wait on or kill. The wrapper keeps its other duties (the
-  wall-clock cap, dying with the grader) as for a cold kernel.
+  connection file, the files of the working folder and the write end of the pipe the wrapper
+  reads the kernel's output from (:mod:`kit.sandbox.channels`) as descriptors, and returns a
+  :class:`WarmKernel` to wait on or kill, with the pid through which the kernel's sockets are
+  reached. The wrapper keeps its other duties (the wall-clock cap, dying with the grader) as
+  for a cold kernel.
 
 Warm kernels need root (the template builds each kernel's namespaces and gives it its own uid);
 otherwise, or with ``KPCA_SANDBOX_WARM=0``, every kernel starts cold.
@@ -42,7 +44,7 @@ from kit.sandbox.command import (
     course_root,
     kernel_environment,
     kernel_limits,
-    limit,
+    scratch_bytes,
     static_environment,
     template_command,
     working_files,
@@ -87,19 +89,17 @@ class _Template:
     def __init__(self, bwrap: str, cwd: Path, env: dict[str, str], environ: dict[str, str]):
         self.folder = tempfile.mkdtemp(prefix="kpca-template-")
         self.address = os.path.join(self.folder, "s")
-        self.stage = os.path.join(self.folder, "k")  # the kernels' socket folders
-        os.mkdir(self.stage, 0o700)
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         listener.bind(self.address)
         listener.listen(64)
         life_read, self._life = os.pipe()
         source = template_source()
         command = template_command(bwrap, cwd, env, source, listener.fileno(), life_read,
-                                   self.stage, environ)
-        try:
+                                   environ)
+        try:  # its stderr is the grader's (it never runs student code, its kernels get none)
             self.process = subprocess.Popen(
                 command, pass_fds=(listener.fileno(), life_read), stdin=subprocess.DEVNULL,
-                start_new_session=True)
+                stdout=subprocess.DEVNULL, start_new_session=True)
         finally:
             listener.close()
             os.close(life_read)
@@ -120,9 +120,8 @@ class _Template:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def template_for(bwrap: str, cwd: Path, env: dict[str, str]) -> tuple[str, str]:
-    """The running template for kernels started with ``env`` from ``cwd``: its address, and
-    the folder in which their socket folders must be made."""
+def template_for(bwrap: str, cwd: Path, env: dict[str, str]) -> str:
+    """The address of the running template for kernels started with ``env`` from ``cwd``."""
     # computed from the grader's environment given to the kernel, as its wrapper will
     static = static_environment(kernel_environment(cwd, env))
     probe = str(probe_dir(course_root(cwd, env)))  # each course's own kpca_probe is bound in
@@ -133,7 +132,7 @@ def template_for(bwrap: str, cwd: Path, env: dict[str, str]) -> tuple[str, str]:
             if template is not None:
                 template.stop()
             template = _TEMPLATES[key] = _Template(bwrap, cwd, static, env)
-        return template.address, template.stage
+        return template.address
 
 
 def _forget_in_child() -> None:
@@ -163,8 +162,9 @@ def stop_templates() -> None:
 class WarmKernel:
     """One kernel forked by the template: wait for it, or kill it."""
 
-    def __init__(self, conn: socket.socket, buffered: bytes = b""):
+    def __init__(self, conn: socket.socket, pid: int, buffered: bytes = b""):
         self.conn = conn
+        self.pid = pid  # the keeper: its mount namespace is the kernel's
         self._buffer = buffered  # what the keeper sent after "started"
         self.returncode: int | None = None
 
@@ -177,7 +177,10 @@ class WarmKernel:
             ready, _, _ = select.select([self.conn], [], [], timeout)
             if not ready:
                 raise subprocess.TimeoutExpired("warm kernel", timeout)
-            chunk = self.conn.recv(4096)
+            try:
+                chunk = self.conn.recv(4096)
+            except OSError:  # reset: the keeper died with a "kill" of ours unread
+                chunk = b""
             if not chunk:  # the keeper is gone without a word: killed with its template
                 self.returncode = -9
                 break
@@ -198,8 +201,9 @@ class WarmKernel:
 
 
 def run_kernel(address: str, connection_file: Path, socket_dir: Path, cwd: Path,
-               uid: int, gid: int) -> WarmKernel | str:
-    """Ask the template at ``address`` for a kernel; a :class:`WarmKernel`, or why not."""
+               uid: int, gid: int, out_fd: int) -> WarmKernel | str:
+    """Ask the template at ``address`` for a kernel writing its output to ``out_fd``; a
+    :class:`WarmKernel`, or why not."""
     env = kernel_environment(cwd)
     try:
         files = working_files(cwd)
@@ -210,23 +214,27 @@ def run_kernel(address: str, connection_file: Path, socket_dir: Path, cwd: Path,
     request = {
         "env": env, "static_env": static_environment(env), "uid": uid, "gid": gid,
         "cwd": str(cwd), "socket_dir": str(socket_dir),
-        "connection_file": str(connection_file), "mplconfigdir": env["MPLCONFIGDIR"],
-        "tmp_bytes": limit("tmp_mb") << 20, "limits": kernel_limits(),
-        "files": [item.name for item in files],
+        "connection_file": str(socket_dir / connection_file.name),
+        "mplconfigdir": env["MPLCONFIGDIR"], "sizes": scratch_bytes(),
+        "limits": kernel_limits(), "files": [item.name for item in files],
     }
     body = json.dumps(request).encode()
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    conn.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)  # the keeper's pid, as seen here
     fds = []
     try:
-        for item in files:
+        for item in [connection_file, *files]:
             fds.append(os.open(item, os.O_RDONLY | os.O_NOFOLLOW))
         conn.settimeout(START_TIMEOUT)
         conn.connect(address)
-        socket.send_fds(conn, [struct.pack("!Q", len(body))], [1, 2, *fds])
+        socket.send_fds(conn, [struct.pack("!Q", len(body))], [out_fd, *fds])
         conn.sendall(body)
-        line = b""
+        line, pid = b"", None
         while not line.endswith(b"\n"):
-            chunk = conn.recv(4096)
+            chunk, ancillary, _flags, _addr = conn.recvmsg(4096, socket.CMSG_SPACE(12))
+            for level, kind, data in ancillary:
+                if (level, kind) == (socket.SOL_SOCKET, socket.SCM_CREDENTIALS):
+                    pid = struct.unpack("iII", data[:12])[0]
             if not chunk:
                 break
             line += chunk
@@ -238,8 +246,8 @@ def run_kernel(address: str, connection_file: Path, socket_dir: Path, cwd: Path,
     finally:
         for fd in fds:
             os.close(fd)
-    if "started" not in reply:
+    if "started" not in reply or not pid:
         conn.close()
         return f"the warm template refused: {reply.get('refused', 'no reply')}"
     conn.settimeout(None)
-    return WarmKernel(conn, rest)
+    return WarmKernel(conn, pid, rest)

@@ -8,9 +8,14 @@ a plain ipykernel. This wrapper:
    missing, cannot create namespaces, or the kernel was not launched over ipc sockets (it
    never falls back to an unsandboxed kernel);
 2. starts ``bwrap`` around ``python -m ipykernel_launcher``, with the Python of the kernel
-   environment (:mod:`kit.sandbox.kernelenv`), on a minimal file system, without network, in its
-   own pid/ipc/uts namespaces and with a clean environment; the command line, with every
-   mount, is built by :func:`kit.sandbox.command.bwrap_command`;
+   environment (:mod:`kit.sandbox.kernelenv`), on a minimal file system whose only writable
+   places are size-capped tmpfs of its own, without network, in its own pid/ipc/uts
+   namespaces and with a clean environment; the command line, with every mount, is built
+   by :func:`kit.sandbox.command.bwrap_command` (as root, the kernel is forked from a warm
+   template instead, :mod:`kit.sandbox.warm`);
+   the kernel's stdin is ``/dev/null`` and its stdout and stderr a pipe only the wrapper
+   reads: it holds no descriptor of the grader's, and its sockets, in its own socket
+   folder, are reached through links (:mod:`kit.sandbox.channels`);
 3. inside, sets resource limits (address space, processes, CPU seconds, file size) and,
    when started as root, drops to an unprivileged uid (root ignores ``RLIMIT_NPROC``):
    :data:`kit.sandbox.command.INNER`, the sandbox's first process;
@@ -30,7 +35,9 @@ Settings (environment variables of the grading process):
 - ``KPCA_SANDBOX_UID`` / ``KPCA_SANDBOX_GID``: the uid the kernel runs as when the grader
   is root (default: a fresh uid per kernel, :data:`UID_BASE` + the wrapper's pid);
 - ``KPCA_SANDBOX_MEMORY_MB``, ``KPCA_SANDBOX_NPROC``, ``KPCA_SANDBOX_CPU_SECONDS``,
-  ``KPCA_SANDBOX_WALL_SECONDS``: the limits of :data:`kit.sandbox.command.LIMITS`.
+  ``KPCA_SANDBOX_WALL_SECONDS``, ``KPCA_SANDBOX_FSIZE_MB``, ``KPCA_SANDBOX_TMP_MB``,
+  ``KPCA_SANDBOX_WORK_MB``, ``KPCA_SANDBOX_SHM_MB``: the limits of
+  :data:`kit.sandbox.command.LIMITS`.
 
 ``python -m kit.sandbox --install`` installs the kernelspec; ``--check`` says whether
 sandboxed kernels can start here.
@@ -47,7 +54,7 @@ import sys
 import time
 from pathlib import Path
 
-from kit.sandbox import kernelenv, warm
+from kit.sandbox import channels, kernelenv, warm
 from kit.sandbox.command import bwrap_command, limit
 
 KERNEL_NAME = "kpca-sandbox"
@@ -119,34 +126,83 @@ def main(argv=None) -> int:
         # its own, and concurrent kernels cannot touch each other's processes or files.
         uid = int(os.environ.get("KPCA_SANDBOX_UID", str(UID_BASE + os.getpid())))
         gid = int(os.environ.get("KPCA_SANDBOX_GID", str(uid)))
-    # The kernel reads its own copy of the connection file and creates its sockets in the
-    # private socket dir.
+    # The kernel reads its own copy of the connection file, bound read-only into its own
+    # socket folder (a tmpfs): it creates its sockets there, and the grader reaches them
+    # through the links this folder gets once the kernel's pid is known.
     conn = socket_dir / "kernel.json"
     conn.write_text(json.dumps(info))
     if os.getuid() == 0:
-        for path in (socket_dir, conn):  # private to this kernel, removed after it
-            os.chown(path, uid, gid)
+        os.chown(conn, uid, gid)  # its to read only: the kernel cannot write it
+    # its stdout and stderr: a pipe only this wrapper reads (channels.Tail), never the
+    # grader's own descriptors
+    out_read, out_write = os.pipe()
+    tail = channels.Tail(out_read)
     proc = None
     address = os.environ.get(warm.ADDRESS_ENV, "")
-    if address and os.getuid() == 0:
-        proc = warm.run_kernel(address, conn, socket_dir, cwd, uid, gid)
-        if isinstance(proc, str):
-            print(f"kpca-sandbox: {proc}; starting the kernel cold", file=sys.stderr, flush=True)
-            proc = None
-    if proc is None:
-        proc = subprocess.Popen(bwrap_command(bwrap, conn, socket_dir, cwd, uid, gid),
-                                start_new_session=True)
+    try:
+        if address and os.getuid() == 0:
+            proc = warm.run_kernel(address, conn, socket_dir, cwd, uid, gid, out_write)
+            if isinstance(proc, str):
+                print(f"kpca-sandbox: {proc}; starting the kernel cold", file=sys.stderr,
+                      flush=True)
+                proc = None
+        if proc is None:
+            proc = _start_cold(bwrap, conn, socket_dir, cwd, uid, gid, out_write)
+        channels.link_sockets(info, proc.pid)
+    except (OSError, ValueError) as err:
+        if proc is not None:
+            proc.kill()
+        return refuse(f"the kernel could not be started ({err})")
+    finally:
+        os.close(out_write)
+    stopped = []
 
     def stop(signum, frame):
+        stopped.append(signum)
         proc.kill()
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # interrupts reach the kernel as messages
     status = watch(proc, parent, limit("wall_seconds"))
+    if status > 0 and not stopped:  # it ended on its own, with an error: say what it said
+        print(f"kpca-sandbox: the kernel ended with status {status}; the end of its output:",
+              *tail.lines(), sep="\n", file=sys.stderr, flush=True)
     if os.getppid() != parent:  # the grader is gone: nobody else removes its files
         shutil.rmtree(socket_dir, ignore_errors=True)
         Path(argv[1]).unlink(missing_ok=True)
     return status if status >= 0 else 128 - status
+
+
+class _Cold:
+    """A cold kernel: its bwrap process, and the pid of bwrap's child in the sandbox."""
+
+    def __init__(self, proc: subprocess.Popen, pid: int):
+        self.process, self.pid = proc, pid
+
+    def wait(self, timeout: float | None = None) -> int:
+        return self.process.wait(timeout)
+
+    def kill(self) -> None:
+        self.process.kill()
+
+
+def _start_cold(bwrap, conn, socket_dir, cwd, uid, gid, out_fd) -> _Cold:
+    """Start bwrap around the kernel, its stdin /dev/null and stdout/stderr ``out_fd``."""
+    info_read, info_write = os.pipe()
+    try:
+        proc = subprocess.Popen(bwrap_command(bwrap, conn, socket_dir, cwd, uid, gid, info_write),
+                                stdin=subprocess.DEVNULL, stdout=out_fd, stderr=out_fd,
+                                pass_fds=(info_write,), start_new_session=True)
+    finally:
+        os.close(info_write)
+    with os.fdopen(info_read, "rb") as info:  # bwrap closes it once written (or on failure)
+        text = info.read()
+    try:
+        return _Cold(proc, int(json.loads(text)["child-pid"]))
+    except (ValueError, KeyError, TypeError):
+        proc.kill()
+        proc.wait()
+        raise ValueError("bwrap did not start the sandbox") from None
 
 
 def grader_pid() -> int | None:
@@ -167,7 +223,7 @@ def grader_pid() -> int | None:
     return parent
 
 
-def watch(proc: subprocess.Popen, parent: int, wall_seconds: float) -> int:
+def watch(proc, parent: int, wall_seconds: float) -> int:
     """Wait for the sandbox; kill it when the grader (``parent``) dies or time runs out.
 
     The grader may die without stopping its kernel (``kill -9``, the out-of-memory killer, a
