@@ -178,24 +178,24 @@ class CheckHandler(JsonErrors):
             if self.cooling(student):
                 return
             waited = time.monotonic() - queued
-            if not await s["judges"].slot(max(settings.queue_seconds - waited, 0.1)):
-                return self.reply(503, "refused", "every judge is busy right now: try again "
-                                  "in a minute (no check used)")
-            try:
-                await self.reserved(student, item, ps, data, limit, time.monotonic() - queued)
-            finally:
-                s["judges"].release()
+            async with s["judges"].worker(student, max(settings.queue_seconds - waited, 0.1)
+                                          ) as worker:
+                if worker is None:
+                    return self.reply(503, "refused", "every judge is busy right now: try "
+                                      "again in a minute (no check used)")
+                await self.reserved(worker, student, item, ps, data, limit,
+                                    time.monotonic() - queued)
         finally:
             lock.release()
 
-    async def reserved(self, student, item, ps, data, limit, queued: float):
+    async def reserved(self, worker, student, item, ps, data, limit, queued: float):
         s, settings = self.state, self.state["policy"].settings
         row, used = s["store"].reserve(student, item, ps, limit)
         if row is None:
             return self.no_checks_left(item, limit)
         outcome = Outcome("error", "the check service failed while judging")
         try:
-            outcome = await s["judges"].judge(item, student, data)
+            outcome = await s["judges"].judge(worker, item, student, data)
         finally:  # settled on every path: a verdict, or the slot given back
             self.settle(row, outcome.kind, outcome.code)
         times = {"judging_seconds": round(outcome.seconds, 3), "queued_seconds": round(queued, 3)}

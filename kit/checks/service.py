@@ -13,8 +13,9 @@ unread up to :data:`DRAIN_BODY`, then a 413), the item and its limit, the answer
 form (:func:`~kit.checks.judging.read_answer`), the student's cool-down; each refusal uses
 no attempt. Then the check waits its turn: behind the same student's earlier check (one
 judgement per student at a time) and for a free judge, at most ``queue_seconds``. Only then
-is an attempt reserved (:mod:`kit.checks.store`), and the judgement runs in a process of
-its own (:class:`~kit.checks.judging.Judges`) within ``judge_seconds`` of judging time. An
+is an attempt reserved (:mod:`kit.checks.store`), and the judgement runs in a judging
+process that serves that check alone (:class:`~kit.checks.judges.Judges`) within
+``judge_seconds`` of judging time. An
 answer that runs out of time (or of memory) costs its sender: the attempt is spent and
 their checks pause for ``cooldown_seconds``; nobody else's judgement is touched. On every
 path out the reservation is settled or given back.
@@ -40,7 +41,7 @@ from tornado import ioloop, web
 
 from kit.checks.access import Identities
 from kit.checks.gate import DRAIN_BODY, CheckHandler, JsonErrors
-from kit.checks.judging import Judges
+from kit.checks.judges import Judges
 from kit.checks.policy import Policy
 from kit.checks.store import Store
 

@@ -1,8 +1,8 @@
 """Imported once by the check service's fork server before it forks any judge.
 
-:class:`kit.checks.judging.Judges` names this module as the fork server's preload
+:class:`kit.checks.judges.Judges` names this module as the fork server's preload
 (``multiprocessing``'s ``set_forkserver_preload``): importing it imports the grader and
-computes one key of every exact item, so that each judging process, forked from that
+computes a key of every problem set, so that each judging process, forked from that
 server, starts warm. A failure here only leaves the judges cold.
 """
 
