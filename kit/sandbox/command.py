@@ -91,9 +91,11 @@ def _system_binds() -> list[tuple[str, list[str]]]:
     return ops
 
 
-#: Runs inside the sandbox as the kernel's first process: limits, then drop root, then exec.
+#: Runs inside the sandbox as the kernel's first process: limits, then (as root) a socket folder
+#: that follows no link, so the kernel cannot send its grader's connections to another socket
+#: (``MS_REMOUNT | MS_BIND | MS_NOSYMFOLLOW | MS_NOSUID | MS_NODEV``), then drop root, then exec.
 INNER = r"""
-import os, resource, sys
+import ctypes, os, resource, sys
 uid, gid, mem, nproc, cpu, fsize = map(int, sys.argv[1:7])
 resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
 resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
@@ -101,12 +103,15 @@ resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
 resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
 resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 if os.getuid() == 0:
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.mount(None, sys.argv[7].encode(), None, ctypes.c_ulong(32 | 4096 | 256 | 2 | 4), None):
+        sys.exit("kpca-sandbox: could not mount the socket folder: " + os.strerror(ctypes.get_errno()))
     os.setgroups([])
     os.setresgid(gid, gid, gid)
     os.setresuid(uid, uid, uid)
 if os.getuid() == 0 or os.geteuid() == 0:
     sys.exit("kpca-sandbox: could not drop root inside the sandbox")
-os.execv(sys.argv[7], sys.argv[7:])
+os.execv(sys.argv[8], sys.argv[8:])
 """
 
 
@@ -236,7 +241,7 @@ def bwrap_command(bwrap: str, connection_file: Path, socket_dir: Path, cwd: Path
                      ops, env, str(cwd))
     lim = kernel_limits()
     return args + [python, "-I", "-c", INNER, str(uid), str(gid),
-                   *(str(lim[k]) for k in ("memory", "nproc", "cpu", "fsize")),
+                   *(str(lim[k]) for k in ("memory", "nproc", "cpu", "fsize")), str(socket_dir),
                    python, "-m", "ipykernel_launcher", "-f", inside]
 
 

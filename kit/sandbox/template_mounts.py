@@ -19,7 +19,7 @@ import struct
 
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWPID, CLONE_NEWNET = 0x20000000, 0x40000000
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_NOSYMFOLLOW = 1, 2, 4, 8, 256
 MS_REMOUNT, MS_BIND, MS_MOVE, MS_REC, MS_PRIVATE = 32, 4096, 8192, 16384, 1 << 18
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 1, 4, 24, 38
 #: What bubblewrap makes read-only in a fresh /proc.
@@ -81,9 +81,9 @@ def _private_folders(path):
             return
 
 
-def _tmpfs(target, mode, size):
+def _tmpfs(target, mode, size, flags=0):
     os.makedirs(target, exist_ok=True)
-    _mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, f"mode={mode},size={size}")
+    _mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV | flags, f"mode={mode},size={size}")
 
 
 def _bind(source, target, read_only, is_dir):
@@ -124,10 +124,11 @@ def set_up_files(req, conn_fd, file_fds):
     for name, fd in zip(req["files"], file_fds):
         _copy_in(fd, os.path.join(cwd, name))
     # the socket folder (after /tmp, where it usually is): the kernel's sockets, which its
-    # grader reaches through this mount namespace, and its connection file
+    # grader reaches through this mount namespace, and its connection file; it follows no
+    # link, so the kernel cannot send its grader's connections to another socket
     sockets = req["socket_dir"]
     _private_folders(sockets)
-    _tmpfs(sockets, "1777", sizes["sockets"])
+    _tmpfs(sockets, "1777", sizes["sockets"], MS_NOSYMFOLLOW)
     _copy_in(conn_fd, req["connection_file"])
     call("sethostname", b"sandbox", 7)
     _loopback_up()

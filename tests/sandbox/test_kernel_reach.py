@@ -9,6 +9,8 @@
   folders below each writable one) and writes to each until the file system is full. Each
   is a tmpfs of the configured size, the grader's TMPDIR (a small file system of its own
   here) keeps its free space, and a classmate's kernel started meanwhile works.
+- Sockets: a notebook swaps one of its sockets for a link to a socket of the grader's
+  machine; the grader, connecting again, does not follow it.
 - TMPDIR outside /tmp: every kernel here runs with TMPDIR on that file system under
   /var/tmp, and a class is graded through ``kit.autograde`` with it.
 
@@ -20,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -259,6 +262,42 @@ def test_a_kernel_writes_nothing_into_the_graders_log(tmp_path, small_tmpdir, wa
         assert any(MARK in line for line in lines), lines[-6:]
     finally:
         kernel.close()
+
+
+REDIRECT = r"""
+import os
+from ipykernel.kernelapp import IPKernelApp
+app = IPKernelApp.instance()
+path = f"{app.ip}-{app.hb_port}"
+os.unlink(path)
+os.symlink(TARGET, path)
+print("MOVED")
+"""
+
+
+@pytest.mark.parametrize("warm_on", MODES)
+def test_a_kernel_cannot_send_its_graders_connections_elsewhere(tmp_path, small_tmpdir, warm_on):
+    """The kernel swaps one of its sockets for a link to a socket of the grader's machine
+    (here one of the test's): the grader, connecting again, must not reach it."""
+    folder = tmp_path / "mallory"
+    folder.mkdir()
+    target = str(tmp_path / "graders.sock")
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(target)
+    listener.listen()
+    listener.settimeout(1)
+    kernel = Kernel(folder, warm_on, tmp_path)
+    try:
+        assert kernel.run(REDIRECT.replace("TARGET", repr(target))).strip() == "MOVED"
+        reached = socket.socket(socket.AF_UNIX)
+        with pytest.raises(OSError):
+            reached.connect(f"{kernel.km.ip}-{kernel.km.hb_port}")
+        reached.close()
+        with pytest.raises(TimeoutError):
+            listener.accept()
+    finally:
+        kernel.close()
+        listener.close()
 
 
 @pytest.mark.parametrize("warm_on", MODES)
