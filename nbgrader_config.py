@@ -60,6 +60,7 @@ c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 # made inert with the rest of what the page prints.
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
+    "kit.handback.feedback.LateLine",  # what lateness took and why (kit/term), one line
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
     "kit.feedback_labels.LabelTestCells",
     "nbgrader.preprocessors.ClearHiddenTests",
@@ -96,12 +97,18 @@ c.Autograde.autograde_preprocessors = [
     # after SaveAutoGrades: it compares a written answer with its release checksum to tell
     # "no response", and a sanitised source must not pass for an answer
     "kit.html.sanitize.SanitizeStudentContent",
+    # the course calendar (kit/term): due date, extension and received time to the gradebook,
+    # then nbgrader's late penalty, asking the calendar's policy (plugin_class below)
+    "kit.term.late.SyncCalendar",
     "nbgrader.preprocessors.AssignLatePenalties",
     "kit.intake.metadata.CheckCellMetadata",
     # the hand-in's time is when the course received it, never its timestamp.txt
     # (kit/intake/received.py): plain `nbgrader autograde` and formgrader write that first
     "kit.intake.received.StampReceivedTime",
 ]
+# Late penalties: the course calendar's policy (grace, per day or step, cap, no late
+# hand-ins; exemptions), set with `python -m kit.term`; no term.json, no penalty.
+c.AssignLatePenalties.plugin_class = "kit.term.late.TermLatePenalty"
 # Exact answers are graded on each student's own numbers (kpca_ref.variants), drawn from the
 # submission's nbgrader student id. A wrong answer's feedback line names the student's numbers
 # and, where a classic mistake explains it, the mistake; set this to True to also show the

@@ -72,6 +72,8 @@ def course_bundle(course: Course, assignments) -> dict[str, bytes]:
 
     files = {"nbgrader_config.py": (course.root / "nbgrader_config.py").read_bytes(),
              ".grading_secret": course_secret(course.root)}
+    if (course.root / "term.json").is_file():  # the calendar: the worker's late penalty
+        files["term.json"] = (course.root / "term.json").read_bytes()
     for name in assignments:
         folder = course.root / "source" / name
         for path in sorted(folder.rglob("*")):

@@ -5,7 +5,8 @@ feedback page (:func:`write_files`) and records its grades: a batch of results t
 together in one transaction (:func:`record_batch`, through :mod:`kit.engines.gradebook_bulk`), or one
 result through nbgrader's ORM (:func:`record`), as nbgrader's own ``SaveAutoGrades`` would.
 Each submission's timestamp is the time the kit received the hand-in
-(:func:`kit.intake.received.received_time`), never the hand-in's ``timestamp.txt``; a new
+(:func:`kit.intake.received.received_time`), never the hand-in's ``timestamp.txt``, and its
+late penalty the course calendar's (:func:`kit.term.late.apply`); a new
 student is added only if absent, so two processes recording one at once both succeed.
 """
 
@@ -17,6 +18,7 @@ import shutil
 
 from kit.course import Course, quiet_gradebook
 from kit.intake.received import received_time
+from kit.term.late import apply as late_penalties
 
 
 class RecordingError(RuntimeError):
@@ -51,6 +53,7 @@ def record_batch(course: Course, batch: list[tuple[str, str, dict]], gb) -> None
         write_files(course, assignment, student, result)
     try:
         record_many(gb, batch, {(a, s): received_time(course, s, a) for a, s, _ in batch})
+        late_penalties(gb, course, [(a, s) for a, s, _ in batch])  # the calendar's (kit/term)
     except Exception as exc:
         what = ("lost the gradebook database" if isinstance(exc, DBAPIError)
                 else "could not record in the gradebook")
@@ -76,6 +79,7 @@ def record(course: Course, assignment: str, student: str, result: dict, gb=None)
         if own:
             gb = Gradebook(course.db_url)
         _record_grades(gb, assignment, student, result, received_time(course, student, assignment))
+        late_penalties(gb, course, [(assignment, student)])  # the calendar's (kit/term)
     except Exception as exc:
         if gb is not None:
             with contextlib.suppress(Exception):

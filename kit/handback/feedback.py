@@ -2,7 +2,8 @@
 
 nbgrader's ``ClearHiddenTests`` (configured in ``nbgrader_config.py``) removes the hidden
 test code from the page; :class:`HideTracebacks` below also replaces each error's traceback,
-which would quote the failing line of a hidden test, by its one-line message.
+which would quote the failing line of a hidden test, by its one-line message;
+:class:`LateLine` gives the page its line on lateness (what the calendar took and why).
 """
 
 from __future__ import annotations
@@ -26,6 +27,29 @@ class HideTracebacks(Preprocessor):
             if output.get("output_type") == "error":
                 output["traceback"] = [f"{output.get('ename', 'Error')}: {output.get('evalue', '')}"]
         return cell, resources
+
+
+class LateLine(Preprocessor):
+    """After nbgrader's ``GetGrades``: ``resources.nbgrader.kit_late``, the one line saying
+    what lateness took and why (:func:`kit.term.late.lateness_of`: the time the course
+    received the hand-in, the student's own due date, the calendar's policy); empty when the
+    hand-in was not late or the course has no calendar. The template prints it escaped."""
+
+    enabled = Bool(True).tag(config=True)
+
+    def preprocess(self, nb, resources):
+        from pathlib import Path
+
+        from kit.term.late import lateness_of
+
+        meta = resources.setdefault("nbgrader", {})
+        meta["kit_late"] = ""
+        folder = (resources.get("metadata") or {}).get("path")
+        if folder and meta.get("student") and meta.get("assignment"):
+            root = Path(folder).resolve().parents[2]  # <root>/autograded/<student>/<ps>
+            verdict = lateness_of(root, meta["student"], meta["assignment"], meta.get("score") or 0)
+            meta["kit_late"] = verdict.why if verdict.late else ""
+        return nb, resources
 
 
 def write_feedback(course: Course, assignment: str, student: str, api=None) -> str:

@@ -24,7 +24,7 @@ from pathlib import Path
 from nbgrader.plugins import LateSubmissionPlugin
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from kit.term.calendar import FILE, Calendar, load
+from kit.term.calendar import FILE, Calendar, _root, load
 from kit.term.gradebook import sync_submission
 from kit.term.times import show_time
 
@@ -65,7 +65,7 @@ def assess(cal: Calendar, student: str, ps: str, received: dt.datetime, score: f
 
 
 def _has_calendar(course) -> bool:
-    return (Path(course.root) / FILE).is_file()
+    return (_root(course) / FILE).is_file()
 
 
 def apply(gb, course, pairs, cal: Calendar | None = None) -> dict:
@@ -113,20 +113,26 @@ def _course_root(resources) -> Path | None:
 
 
 class SyncCalendar(NbGraderPreprocessor):
-    """An autograde step before ``AssignLatePenalties``: the calendar's due date and this
-    student's extension go to the gradebook, so nbgrader measures lateness against them."""
+    """An autograde step before ``AssignLatePenalties``: the calendar's due date, this
+    student's extension and the time the course received the hand-in go to the gradebook,
+    so nbgrader measures lateness against them (never against ``timestamp.txt``)."""
 
     def preprocess(self, nb, resources):
         from nbgrader.api import Gradebook
 
+        from kit.intake.received import received_time
         from kit.term.gradebook import sync
 
         meta = resources.get("nbgrader") or {}
         root = _course_root(resources)
         if root is None or not (root / FILE).is_file() or not meta.get("db_url"):
             return nb, resources
+        ps, student = meta["assignment"], meta["student"]
         with Gradebook(meta["db_url"]) as gb:
-            sync(gb, load(root), meta["assignment"])
+            submission = gb.find_submission(ps, student)
+            submission.timestamp = received_time(root, student, ps)
+            gb.db.commit()
+            sync(gb, load(root), ps)
         return nb, resources
 
 
@@ -148,4 +154,4 @@ class TermLatePenalty(LateSubmissionPlugin):
             return None
         course = Path(root)
         verdict = assess(load(course), student_id, ps, received(course, student_id, ps).time, score)
-        return verdict.penalty
+        return verdict.penalty if verdict.late else None  # exempt, or on time by its extension
