@@ -1,10 +1,12 @@
 """Instant checks of exact answers on the course's JupyterHub (the ``kpca-check`` service).
 
 A student calls ``check("ps1_lift_point", phi_Q)`` in their notebook (the numbers cell
-defines it, :mod:`kpca_ref.variants.cell_extras`); the service (:mod:`kit.checks.service`)
-learns who they are from their hub token, judges the answer against their own key with the
-grader's exact comparison and mistake rules (:mod:`kit.checks.judging`), counts the attempt
-in the course database (:mod:`kit.checks.store`) within the instructor's limits
+defines it, :mod:`kpca_ref.variants.cell_extras`); the service (:mod:`kit.checks.service`,
+its gates in :mod:`kit.checks.gate`) learns who they are from their hub token and lets
+students only check (:mod:`kit.checks.access`), judges the answer against their own key
+with the grader's exact comparison and mistake rules (:mod:`kit.checks.judging`) in a
+judging process that serves that check alone (:mod:`kit.checks.judges`), counts the
+attempt in the course database (:mod:`kit.checks.store`) within the instructor's limits
 (:mod:`kit.checks.policy`) and answers right, wrong (with the named mistake's hint), or not
 exact / wrong shape. It never sends the key. Grading stays nbgrader's, on hand-in.
 """

@@ -12,6 +12,7 @@ check that is refused or fails uses no attempt.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import json
 import os
 import signal
 import sqlite3
@@ -261,3 +262,11 @@ def test_a_flood_of_requests_gets_json_refusals_and_keeps_the_limits(check_servi
     assert sum(r["counted"] for _, r in replies) == 2
     assert len([r for r in rows(svc, "ivy") if r[1] is not None]) == 2
     assert sum(s == 429 and "in a minute" in r["message"] for s, r in replies) == 140 - 60
+
+
+def test_other_paths_and_methods_get_json_too(abuse_service):
+    svc = abuse_service
+    for path, method, status in (("check", "GET", 405), ("", "GET", 404), ("nothing", "POST", 404),
+                                 ("check/../../hub", "GET", 404)):
+        got, raw = svc.exchange(b"" if method == "POST" else None, "tok-hal", path, method)
+        assert got == status and json.loads(raw)["verdict"] == "refused", (path, got, raw)
