@@ -3,7 +3,8 @@
 One row per student and problem set: the auto-graded score, the hand-graded score of the
 written answers (what a TA has graded in formgrader so far; ``hand_graded`` says whether all,
 none or some of them are graded), the total, the maxima, the status of the submission
-("graded", "not submitted" or "failed: <why>") and the TA's comments. Scores are read from
+("graded", "not submitted" or "failed: <why>"), the TA's comments, then what lateness took
+under the course calendar (:mod:`kit.term`), the score after it and why. Scores are read from
 the gradebook when the CSV is written, so hand grades given after grading appear in it.
 """
 
@@ -18,9 +19,12 @@ from kit.course import Course
 from kit.engines.job import Outcome
 from kit.gradebook.hand_grades import Marks, read_marks
 from kit.inert import inert
+from kit.term.late import recorded_lateness
 
 COLUMNS = ("student", "assignment", "status", "auto_score", "manual_score", "score", "max_score",
-           "auto_max", "manual_max", "hand_graded", "comments")
+           "auto_max", "manual_max", "hand_graded", "comments",
+           # the course calendar's (kit/term): points lateness took, the score after it, why
+           "late_penalty", "score_after_late", "late")
 
 #: Statuses of a submission whose points are in the gradebook.
 GRADED = ("graded", "already graded")
@@ -75,6 +79,8 @@ def rows(course: Course, outcomes: list[Outcome]) -> list[dict]:
     """The CSV rows of ``outcomes``, in the order given (student, then problem set)."""
     maxima = {a: max_points(course, a) for a in {o.assignment for o in outcomes}}
     marks = current_marks(course, outcomes)
+    lateness = recorded_lateness(course, [(o.assignment, o.student) for o in outcomes
+                                          if o.status in GRADED])
     out = []
     for o in outcomes:
         auto_max, manual_max = maxima[o.assignment]
@@ -87,8 +93,18 @@ def rows(course: Course, outcomes: list[Outcome]) -> list[dict]:
             "score": m.total, "max_score": auto_max + manual_max, "auto_max": auto_max,
             "manual_max": manual_max, "hand_graded": m.hand_graded if graded else "",
             "comments": not_a_formula(m.comment_text()),
+            **_late(lateness.get((o.assignment, o.student)), m.total if graded else None),
         })
     return out
+
+
+def _late(found, score) -> dict:
+    """The late columns of one row: blank when not graded, 0 and the score when on time."""
+    if score is None:
+        return {"late_penalty": "", "score_after_late": "", "late": ""}
+    taken, why, _ = found or (0.0, "", False)
+    return {"late_penalty": taken, "score_after_late": round(max(0.0, score - taken), 2),
+            "late": as_text(why)}
 
 
 def write_csv(course: Course, outcomes: list[Outcome], path: Path | None = None) -> Path:

@@ -6,8 +6,9 @@ it in and of hand-ins that could not be graded; auto-graded, hand-graded and tot
 ("not yet graded" until a TA grades the written answers in formgrader); the pass rate of each
 auto-graded part, hardest first, titled by the notebook's heading; the mistakes the hidden
 tests named most often (``[diagnosis: <code>]``). Then a table of every student linking each
-feedback page, the hand-ins that could not be graded, and those with another student's id
-typed in. The numbers are in :mod:`kit.report.data`, the plots in :mod:`kit.report.plot`.
+feedback page, the late hand-ins, extensions and exemptions of the course calendar
+(:mod:`kit.term.report`), the hand-ins that could not be graded, and those with another
+student's id typed in. The numbers are in :mod:`kit.report.data`, the plots in :mod:`kit.report.plot`.
 
 ``python -m kit.report`` makes the report and ``reports/grades.csv`` again from what is on
 disk and in the gradebook (after hand grading, say); ``--feedback`` first writes every graded
@@ -29,6 +30,7 @@ from kit.engines.job import Outcome, students_of
 from kit.inert import inert
 from kit.report.data import ProblemSet, describe, summarise, wrong_ids
 from kit.report.plot import problem_set_png
+from kit.term.report import late_section
 
 NOT_GRADED = "not yet graded"
 STYLE = """body{font-family:sans-serif;max-width:1200px;margin:auto;padding:0 1em}
@@ -161,6 +163,7 @@ page again).</p>
 <section id=students><h2>Students</h2>
 <p>Auto-graded + hand-graded points; each links the student's feedback page.</p>
 {_students_table(course, folder, sets)}</section>
+{late_section(course, outcomes)}
 <section><h2>Submissions that could not be graded</h2><ul class=failed>{failed}</ul></section>
 <section><h2>Submissions with another student's id</h2>
 <p>Their exact answers were graded on the submitter's own numbers and earned nothing; check

@@ -28,7 +28,8 @@ from kit.term.calendar import FILE, Calendar, _root, load
 from kit.term.gradebook import sync_submission
 from kit.term.times import show_time
 
-__all__ = ["Lateness", "SyncCalendar", "TermLatePenalty", "apply", "assess", "lateness_of"]
+__all__ = ["Lateness", "SyncCalendar", "TermLatePenalty", "apply", "assess", "lateness_of",
+           "recorded_lateness"]
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ def assess(cal: Calendar, student: str, ps: str, received: dt.datetime, score: f
     due = cal.due_for(student, ps)
     seconds = max(0.0, (received - due).total_seconds())
     penalty, words = entry.late.penalty(seconds, score)
-    own = " (your extension)" if cal.extension(student, ps) else ""
+    own = " (extended)" if cal.extension(student, ps) else ""
     why = (f"received {show_time(received, entry.zone)}, due {show_time(due, entry.zone)}{own}: "
            f"{words}" + (f"; {penalty:.4g} of {float(score or 0):.4g} points taken" if penalty else ""))
     return Lateness(seconds, penalty, why)
@@ -105,6 +106,34 @@ def lateness_of(course, student: str, ps: str, score: float) -> Lateness:
     if record is None:
         return Lateness(0.0, 0.0, "")
     return assess(load(course), student, ps, record.time, score)
+
+
+def recorded_lateness(course, pairs) -> dict:
+    """``{(ps, student): (points taken, why, late)}`` of graded hand-ins, the points as the gradebook
+    holds them (what grading or ``--regrade`` wrote), the why from the calendar. Empty when
+    the course has no calendar (no ``term.json``)."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    from kit.intake.received import recorded
+
+    root = getattr(course, "root", None)
+    if root is None or not _has_calendar(course):
+        return {}
+    cal, out = load(course), {}
+    with Gradebook(course.db_url) as gb:
+        for ps, student in pairs:
+            try:
+                sub = gb.find_submission(ps, student)
+            except MissingEntry:
+                continue
+            taken = sum(nb.late_submission_penalty or 0.0 for nb in sub.notebooks)
+            record = recorded(course, student, ps)
+            verdict = assess(cal, student, ps, record.time, sub.score) if record else None
+            why = verdict.why if verdict else ""
+            if cal.exemption(student, ps) is not None:
+                why = f"exempt: {cal.exemption(student, ps)}"
+            out[ps, student] = (round(taken, 6), why, bool(verdict and verdict.late))
+    return out
 
 
 def _course_root(resources) -> Path | None:

@@ -59,7 +59,8 @@ def result(course, student: str) -> dict:
         grades = sorted(c.name for c in nb.grade_cells)
         solutions = sorted(c.name for c in nb.solution_cells)
     files = {"timestamp.txt": b"2026-12-01 09:00:00.000000 UTC"} if student == "forged" else {}
-    return {"files": files, "grades": {g: 1.0 for g in grades}, "comments": {s: None for s in solutions}}
+    return {"files": files, "grades": {g: None if g in solutions else 1.0 for g in grades},
+            "comments": {s: None for s in solutions}}  # written answers wait for a TA
 
 
 def penalties(course) -> dict:
@@ -165,3 +166,49 @@ def test_the_feedback_page_says_what_lateness_took_and_why(course):
         "Late: received 2026-12-10 17:10 Europe/Berlin, due 2026-12-10 17:00 Europe/Berlin: "
         "10 min late, within the grace of 15 min: nothing taken")]
     assert lines["ontime"] == lines["exempt"] == []
+
+
+def test_grades_csv_and_class_report_show_what_lateness_took(course):
+    import csv
+
+    from kit.engines.job import Outcome
+    from kit.gradebook.export import COLUMNS, write_csv
+    from kit.report.page import write_report
+
+    root = ["--course", str(course.root)]
+    hostile = "<img src=x onerror=alert(1)> =1+1"
+    assert term([*root, "extend", "ontime", PS, "--days", "1", "--reason", hostile]) == 0
+    for student in CASES:
+        record(course, PS, student, result(course, student))
+    outcomes = [Outcome(s, PS, "graded") for s in CASES] + [Outcome("absent", PS, "not submitted")]
+    path = write_csv(course, outcomes)
+    with path.open(newline="", encoding="utf-8") as fh:
+        header = next(csv.reader(fh))
+        fh.seek(0)
+        rows = {r["student"]: r for r in csv.DictReader(fh)}
+    assert header[:11] == ["student", "assignment", "status", "auto_score", "manual_score", "score",
+                           "max_score", "auto_max", "manual_max", "hand_graded", "comments"]
+    assert header[11:] == ["late_penalty", "score_after_late", "late"] and tuple(header) == COLUMNS
+    stored = penalties(course)
+    for student, (_, share) in CASES.items():
+        row, (taken, score, _) = rows[student], stored[student]
+        assert float(row["late_penalty"]) == pytest.approx(taken or 0.0)
+        assert float(row["score_after_late"]) == pytest.approx(round(score - (taken or 0.0), 2))
+        assert float(row["score"]) == pytest.approx(score)  # the column keeps its meaning
+    assert float(rows["late"]["late_penalty"]) == pytest.approx(0.2 * float(rows["late"]["score"]))
+    assert "2 × 0.1 per day" in rows["late"]["late"] and "within the grace" in rows["grace"]["late"]
+    assert rows["exempt"]["late"] == "exempt: excused"
+    assert rows["absent"]["late_penalty"] == rows["absent"]["late"] == ""
+
+    from bs4 import BeautifulSoup
+
+    page = write_report(course, outcomes, course.root / "reports").read_text(encoding="utf-8")
+    section = BeautifulSoup(page, "html.parser").select_one("section#late")
+    late = [li.get_text() for li in section.select("ul.late li")]
+    assert [x.split(" / ")[0] for x in late] == ["forged", "grace", "late"]
+    assert any("points taken" in x and "2 × 0.1 per day" in x for x in late)
+    granted = [li.get_text() for li in section.select("ul.extensions li")]
+    assert "extended / ps1_circle_lift: extension to 2026-12-12 17:00 Europe/Berlin (ill)" in granted
+    assert "exempt / ps1_circle_lift: exempt (excused)" in granted
+    assert f"ontime / ps1_circle_lift: extension to 2026-12-11 17:00 Europe/Berlin ({hostile})" in granted
+    assert not section.select("img") and "&lt;img" in str(section)
