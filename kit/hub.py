@@ -11,8 +11,9 @@ JupyterHub with :mod:`kit.hub_config`: three students (``ada``, ``bob``, ``cy``)
 ``http://127.0.0.1:<port>/`` with the password printed once at the start (new each run).
 Students find the problem sets in Nbgrader > Assignment List, and their numbers come from
 their login; the TA and instructor open formgrader at ``/services/kernel_pca/formgrader``;
-the check service answers at ``/services/kpca-check/``. Ctrl-C (or SIGTERM) stops
-it all.
+the check service answers at ``/services/kpca-check/``, students and only students
+(their servers get its address, ``KPCA_CHECK_URL``, under the hub's public URL:
+``KPCA_HUB_PUBLIC_URL`` in the environment sets one). Ctrl-C (or SIGTERM) stops it all.
 
 It needs JupyterHub (``pip install -e '.[hub]'``, which ``make venv`` does) and Debian's
 ``configurable-http-proxy`` (``apt-get install node-configurable-http-proxy
