@@ -61,7 +61,7 @@ def groups(name: str) -> list[Group]:
     """Freshly built case groups of the contract function ``name``.
 
     >>> [g.label for g in groups("centring_matrix")][:3]
-    ['the smallest case n = 2', 'small n', 'n up to 300']
+    ['the smallest case n = 2, beside a larger n', 'small n', 'n up to 300']
     """
     if name not in PARAMS:
         raise KeyError(f"{name!r} is not a contract function; known: {', '.join(PARAMS)}")

@@ -49,6 +49,29 @@ def _clear(shares, t):
     return all(abs(c - t) > 1e-6 for c in np.cumsum(shares).tolist())
 
 
+def _many(r):
+    """Shares of 8 to 12 components that need at least 3 of them for 95%: beside two shares,
+    an answer that only knows 1 and 2 fails."""
+    while True:
+        s = np.sort(r.uniform(0.5, 1.5, int(r.integers(8, 13))))[::-1]
+        s = s / s.sum()
+        if _clear(s, 0.95):
+            return Case((s,))
+
+
+def _reached_exactly(r):
+    """Dyadic shares (sums exact in binary) of this student's own, with the threshold one of
+    their partial sums of 3 or more terms: the count is 3 or more and differs per draw."""
+    k = int(r.integers(5, 9))
+    parts = r.integers(1, 9, k).astype(float)
+    parts = np.sort(parts * (64.0 / parts.sum()))[::-1]
+    parts = np.floor(parts)
+    parts[0] += 64.0 - parts.sum()
+    s = np.sort(parts)[::-1] / 64.0
+    needed = int(r.integers(3, k))
+    return Case((s,), {"threshold": float(np.cumsum(s)[needed - 1])})
+
+
 def components_needed():
     r = rng(102)
     several, others = [], []
@@ -64,12 +87,12 @@ def components_needed():
     dyadic = np.array([0.5, 0.25, 0.125, 0.125])
     return [
         Group("two shares and the 95% rule", [Case((np.array([0.56, 0.44]),)),
-                                              Case((np.array([0.97, 0.03]),))]),
+                                              Case((np.array([0.97, 0.03]),)), _many(r)]),
         Group("several components, default threshold", several),
         Group("other thresholds", others),
         Group("threshold reached exactly", [
             Case((dyadic,), {"threshold": 0.75}), Case((dyadic,), {"threshold": 0.875}),
-            Case((np.array([0.75, 0.25]),), {"threshold": 0.75})]),
+            Case((np.array([0.75, 0.25]),), {"threshold": 0.75}), _reached_exactly(r)]),
     ]
 
 
@@ -82,7 +105,8 @@ def lift():
                                 Case((3 * r.standard_normal((30, 2)),), **cols)]),
         Group("large and small coordinates", [Case((1e3 * r.standard_normal((6, 2)),), **cols),
                                               Case((1e-3 * r.standard_normal((6, 2)),), **cols)]),
-        Group("a single point as a (1, 2) array", [Case((np.array([[-0.75, 2.5]]),), **cols)]),
+        Group("a single point as a (1, 2) array", [Case((np.array([[-0.75, 2.5]]),), **cols),
+                                                   Case((r.uniform(-3, 3, (1, 2)),), **cols)]),
     ]
 
 
@@ -99,10 +123,15 @@ def circle_normal():
     rand = [_normal_case(*r.uniform(-5, 5, 2).tolist(), float(r.uniform(0.5, 4))) for _ in range(4)]
     return [
         Group("circles near the origin", [_normal_case(0.5, -1.5, 2.0), _normal_case(0, 0, 1),
-                                          _normal_case(-2, 3, 5)]),
+                                          _normal_case(-2, 3, 5),
+                                          _normal_case(*r.uniform(-1, 1, 2).tolist(),
+                                                       float(r.uniform(0.5, 2)))]),
         Group("random circles", rand),
         Group("circles far from the origin", [_normal_case(1e3, -2e3, 3.0),
-                                              _normal_case(-4.5e4, 1.2e4, 250.0)]),
+                                              _normal_case(-4.5e4, 1.2e4, 250.0),
+                                              _normal_case(*(r.choice([-1, 1], 2) * r.uniform(
+                                                  1e3, 5e4, 2)).tolist(),
+                                                  float(r.uniform(1.0, 300.0)))]),
     ]
 
 

@@ -4,7 +4,7 @@ Dimensions, widths and angles are drawn from the builder's generator (salted per
 student under the autograder); each group keeps to the region its label names.
 
 >>> [g.label for g in BUILDERS["ball_cube_ratio"]()][:2]
-["the lecture's dimensions m = 2, 3", 'small m']
+["the lecture's dimensions m = 2, 3, and one more", 'small m']
 """
 
 from __future__ import annotations
@@ -52,8 +52,10 @@ def ball_cube_ratio():
     # the first large m is one float32 holds (40-48): a zero, or the Gamma(m/2) mistake in
     # float32, fails this group for every draw, not only for the draws of small m
     large[0] = 40 + large[0] % 9
+    beyond = int(r.integers(13, 40))  # the lecture's m beside one only this student has
     return [
-        Group("the lecture's dimensions m = 2, 3", [Case((2,)), Case((3,))]),
+        Group("the lecture's dimensions m = 2, 3, and one more",
+              [Case((2,)), Case((3,)), Case((beyond,), **ENTRYWISE)]),
         Group("small m", [Case((1,))] + [Case((m,)) for m in small]),
         Group("m up to 150", [Case((m,), **ENTRYWISE, float32_floor=ball_float32_floor(m))
                               for m in large + [150]]),
@@ -71,8 +73,9 @@ def shell_fraction():
                                                      r.uniform(0.001, 0.02, 3))]),
         Group("low dimensions", [Case((int(m), float(e))) for m, e in zip(
             _ints(r, 1, 6, 3), r.uniform(0.05, 0.9, 3))]),
-        Group("eps = 0 and eps = 1", [Case((int(r.integers(2, 20)), 0.0), **ENTRYWISE),
-                                      Case((int(r.integers(2, 20)), 1.0))]),
+        Group("eps = 0 and eps = 1, beside an eps between", [
+            Case((int(r.integers(2, 20)), 0.0), **ENTRYWISE), Case((int(r.integers(2, 20)), 1.0)),
+            Case((int(r.integers(2, 20)), float(r.uniform(0.1, 0.9))))]),
         Group("exact sympy input", [
             Case((sp.Integer(int(r.integers(2, 8))), sp.Rational(1, int(r.integers(2, 11))))),
             Case((sp.Integer(int(r.integers(2, 8))), sp.Rational(2, 7)))]),
@@ -86,6 +89,16 @@ def _cube(r, n, m):
     return r.uniform(-1.0, 1.0, (n, m))
 
 
+def _some_inside(r, n_low=10, n_high=30, m=3):
+    """Points of a cube of dimension ``m``, some inside the ball and some not (a share
+    strictly between 0 and 1, which no answer of 0 or 1 matches)."""
+    while True:
+        X = _cube(r, int(r.integers(n_low, n_high)), m)
+        inside = int(np.count_nonzero((X**2).sum(axis=1) <= 1.0))
+        if 0 < inside < len(X):
+            return X
+
+
 def inside_fraction():
     r = rng(303)
     return [
@@ -93,10 +106,12 @@ def inside_fraction():
         Group("points in cubes of dimension 3 to 10", [
             Case((_cube(r, 200, int(m)),)) for m in (3, int(r.integers(4, 11)))]),
         Group("n up to 20000", [Case((_cube(r, 20000, 4),))]),
-        Group("all points inside, or none", [
-            Case((0.3 * _cube(r, 12, 3),)), Case((1.5 + _cube(r, 9, 5) ** 2,))]),
-        Group("a single point", [Case((np.array([[0.2, -0.1, 0.4]]),)),
-                                 Case((np.array([[0.9, 0.9]]),))]),
+        Group("all points inside, or none, or some", [
+            Case((0.3 * _cube(r, 12, 3),)), Case((1.5 + _cube(r, 9, 5) ** 2,)),
+            Case((_some_inside(r),))]),
+        Group("a single point, and a few", [Case((np.array([[0.2, -0.1, 0.4]]),)),
+                                            Case((np.array([[0.9, 0.9]]),)),
+                                            Case((_some_inside(r, 3, 7, 2),))]),
         Group("X that is not a 2-D array raises ValueError", [
             Case((np.zeros(5),), expect_error=ValueError)]),
     ]
@@ -132,6 +147,18 @@ def _parallel_rows(r):
     return rows, v
 
 
+def _axes(r):
+    """Multiples of the axes of R^m (m drawn) against a multiple of one axis: angles of 0,
+    90 and 180 degrees, in an order and with lengths only this student's inputs have."""
+    m = int(r.integers(3, 7))
+    signs = r.choice([-1.0, 1.0], size=m)
+    U = np.eye(m) * signs[:, None] * r.uniform(0.5, 4.0, m)[:, None]
+    U = np.vstack([U, U[0] + U[1]])  # and one between two axes
+    v = np.zeros(m)
+    v[int(r.integers(m))] = float(r.uniform(0.5, 4.0))
+    return U[r.permutation(len(U))], v
+
+
 def angles_deg():
     r = rng(304)
     v3 = r.standard_normal(3) * 2.5
@@ -140,7 +167,7 @@ def angles_deg():
     return [
         Group("axes: 0, 90 and 180 degrees", [Case((
             np.array([[2.0, 0.0, 0.0], [0.0, 1.0, 0.0], [-1.0, 0.0, 0.0], [1.0, 1.0, 0.0]]),
-            np.array([3.0, 0.0, 0.0])))]),
+            np.array([3.0, 0.0, 0.0]))), Case(_axes(r))]),
         Group("random directions in R^3", [Case((r.standard_normal((20, 3)), v3))]),
         Group("random directions in R^30 and R^300", [
             Case((r.standard_normal((50, 30)), v30)),

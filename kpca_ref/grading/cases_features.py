@@ -21,15 +21,21 @@ __all__ = ["BUILDERS"]
 
 
 def _count_groups():
+    r = rng(100)
+
     def cases(pairs):
         return [Case(pair) for pair in pairs]
 
+    def draw(d_low, d_high, p_low, p_high):
+        # a (d, p) of this student's own, in a range none of the fixed pairs is in
+        return int(r.integers(d_low, d_high + 1)), int(r.integers(p_low, p_high + 1))
+
     return [
-        Group("the lecture's table", cases([(2, 2), (4, 3), (10, 3)])),
-        Group("small d and p", cases([(3, 1), (5, 2), (6, 4), (1, 1)])),
-        Group("p larger than d", cases([(2, 5), (3, 7), (1, 4)])),
-        Group("large d", cases([(1000, 3), (500, 4), (100, 5)])),
-        Group("p = 0", cases([(7, 0), (1, 0)])),
+        Group("the lecture's table", cases([(2, 2), (4, 3), (10, 3), draw(11, 20, 2, 4)])),
+        Group("small d and p", cases([(3, 1), (5, 2), (6, 4), (1, 1), draw(7, 9, 2, 5)])),
+        Group("p larger than d", cases([(2, 5), (3, 7), (1, 4), draw(4, 6, 8, 12)])),
+        Group("large d", cases([(1000, 3), (500, 4), (100, 5), draw(1001, 2000, 2, 5)])),
+        Group("p = 0, beside a p > 0", cases([(7, 0), (1, 0), draw(21, 40, 2, 6)])),
     ]
 
 
@@ -39,11 +45,14 @@ def quadratic_map():
     entrywise = {"atol_scale": GRADING_ENTRYWISE_ATOL_SCALE}
     return [
         Group("small points", [Case((np.array([2.0, -1.0]),), **entrywise),
-                               Case((np.array([-3.0, 0.5]),), **entrywise)]),
+                               Case((np.array([-3.0, 0.5]),), **entrywise),
+                               Case((r.integers(-4, 5, 2) / 2.0 + 0.25,), **entrywise)]),
         Group("random points", [Case((r.standard_normal(2),), **entrywise) for _ in range(4)]),
         Group("large and small coordinates", [Case((1e4 * r.standard_normal(2),), **entrywise),
                                               Case((1e-4 * r.standard_normal(2),), **entrywise)]),
-        Group("the zero vector", [Case((np.zeros(2),), **entrywise)]),
+        Group("the zero vector, and a point on an axis", [
+            Case((np.zeros(2),), **entrywise),
+            Case((np.roll([float(r.uniform(0.5, 3.0)), 0.0], int(r.integers(2))),), **entrywise)]),
     ]
 
 
@@ -64,16 +73,25 @@ def poly_feature_map():
 
 
 def rbf_features_1d():
+    r = rng(120)
     # products and quotients only: each coordinate carries its own relative round-off
     entrywise = {"atol_scale": GRADING_ENTRYWISE_ATOL_SCALE}
+
+    def x(low, high):
+        return float(r.choice([-1, 1]) * r.uniform(low, high))
+
     return [
-        Group("gamma = 0.5 (sigma = 1)", [Case((0.7, 6), **entrywise),
-                                          Case((-1.3, 4), **entrywise)]),
-        Group("other gammas", [Case((0.45, 7), {"gamma": 2.0}, **entrywise),
-                               Case((-2.2, 5), {"gamma": 0.1}, **entrywise)]),
-        Group("many terms", [Case((1.8, 25), **entrywise)]),
-        Group("x = 0 and one term", [Case((0.0, 5), **entrywise),
-                                     Case((1.1, 1), {"gamma": 0.3}, **entrywise)]),
+        Group("gamma = 0.5 (sigma = 1)", [Case((x(0.3, 1.5), int(r.integers(4, 9))), **entrywise),
+                                          Case((x(0.3, 1.5), int(r.integers(2, 6))), **entrywise)]),
+        Group("other gammas", [
+            Case((x(0.2, 0.8), int(r.integers(5, 9))), {"gamma": float(r.uniform(1.0, 3.0))},
+                 **entrywise),
+            Case((x(1.0, 2.5), int(r.integers(3, 7))), {"gamma": float(r.uniform(0.05, 0.3))},
+                 **entrywise)]),
+        Group("many terms", [Case((x(1.2, 2.0), int(r.integers(20, 31))), **entrywise)]),
+        Group("x = 0 and one term", [Case((0.0, int(r.integers(3, 8))), **entrywise),
+                                     Case((x(0.5, 1.5), 1), {"gamma": float(r.uniform(0.1, 0.6))},
+                                          **entrywise)]),
     ]
 
 
@@ -122,6 +140,11 @@ def _distance_case(k, x, y):
     return Case((k, x, y), atol=math.sqrt(GRADING_ATOL_SCALE) * scale)
 
 
+def _unit(r, d):
+    v = r.standard_normal(d)
+    return v / np.linalg.norm(v)
+
+
 def feature_distance():
     r = rng(110)
     x = r.standard_normal(3)
@@ -135,18 +158,27 @@ def feature_distance():
                                                      r.standard_normal(4), r.standard_normal(4))]),
         Group("the linear kernel (plain distance)",
               [_distance_case(k_linear, r.standard_normal(5), r.standard_normal(5))]),
-        Group("identical points", [_distance_case(k_poly, x, x.copy()),
-                                   _distance_case(k_rbf, x, x.copy())]),
+        Group("identical points, and close ones", [
+            _distance_case(k_poly, x, x.copy()), _distance_case(k_rbf, x, x.copy()),
+            _distance_case(k_rbf, x, x + r.uniform(0.2, 0.5) * _unit(r, 3))]),
     ]
 
 
 def gamma_for_similarity():
+    r = rng(121)
+
+    def u(low, high):
+        return float(r.uniform(low, high))
+
     return [
-        Group("moderate distances and similarities", [Case((1.5, 0.3)), Case((3.0, 0.8)),
-                                                      Case((0.7, 0.05))]),
-        Group("similarity close to 1", [Case((0.5, 0.999999)), Case((2.0, 0.9999))]),
-        Group("similarity close to 0", [Case((2.5, 1e-12))]),
-        Group("large and small distances", [Case((1e3, 0.5)), Case((1e-3, 0.25))]),
+        Group("moderate distances and similarities", [
+            Case((u(1.0, 2.0), u(0.2, 0.4))), Case((u(2.5, 3.5), u(0.7, 0.9))),
+            Case((u(0.5, 0.9), u(0.02, 0.08)))]),
+        Group("similarity close to 1", [Case((u(0.3, 0.7), 1 - u(5e-7, 2e-6))),
+                                        Case((u(1.5, 2.5), 1 - u(5e-5, 2e-4)))]),
+        Group("similarity close to 0", [Case((u(2.0, 3.0), u(0.5e-12, 2e-12)))]),
+        Group("large and small distances", [Case((u(5e2, 2e3), u(0.4, 0.6))),
+                                            Case((u(5e-4, 2e-3), u(0.2, 0.3)))]),
         # the notebook requires a ValueError when no positive gamma exists
         Group("no positive gamma: ValueError",
               [Case(args, expect_error=ValueError)

@@ -32,11 +32,14 @@ def _exact_kernel(xs, ys):
 def centring_matrix():
     # entries 1 - 1/n and -1/n: compared one by one, so that an n - 1 divisor shows
     # at n = 300 too (it moves the -1/n entries by 1/299 of themselves)
+    r = rng(200)
+    small = [int(n) for n in r.choice(np.arange(3, 21), size=3, replace=False)]
     return [
-        Group("the smallest case n = 2", [Case((2,), **ENTRYWISE)]),
-        Group("small n", [Case((3,), **ENTRYWISE), Case((5,), **ENTRYWISE),
-                          Case((7,), **ENTRYWISE)]),
-        Group("n up to 300", [Case((300,), **ENTRYWISE), Case((64,), **ENTRYWISE)]),
+        Group("the smallest case n = 2, beside a larger n", [
+            Case((2,), **ENTRYWISE), Case((int(r.integers(21, 40)),), **ENTRYWISE)]),
+        Group("small n", [Case((n,), **ENTRYWISE) for n in small]),
+        Group("n up to 300", [Case((300,), **ENTRYWISE),
+                              Case((int(r.integers(40, 300)),), **ENTRYWISE)]),
         Group("n < 2 raises ValueError", [Case((1,), expect_error=ValueError),
                                           Case((0,), expect_error=ValueError)]),
         Group("an n that is not an integer raises TypeError", [
@@ -56,18 +59,20 @@ def centre_kernel():
     X = r.standard_normal((5, 2))
     low = r.standard_normal((9, 2))
     R = sp.Rational
-    pts = sp.Matrix([[1, R(1, 2)], [0, 2], [-1, 1], [R(3, 2), -2]])
+    pts = sp.Matrix(4, 2, [R(int(v), 2) for v in r.integers(-6, 7, 8)])
+    xs = [R(int(v), 2) for v in r.choice(np.arange(-6, 7), size=4, replace=False)]
     return [
-        Group("the lecture's examples", [
+        Group("the lecture's examples, and its kernel on other points", [
             Case((np.array([[2.0, 1.0], [1.0, 2.0]]),)),
-            Case((np.array(_exact_kernel([-1, 0, 1], [-1, 0, 1]), dtype=float),))]),
+            Case((np.array(_exact_kernel([-1, 0, 1], [-1, 0, 1]), dtype=float),)),
+            Case((np.array(_exact_kernel(xs, xs), dtype=float),))]),
         Group("random kernel matrices", [Case((rbf(X, X, 0.9),)),
                                          Case((poly(low[:8], low[:8], 2, 0.5),))]),
         Group("n up to 300", [Case((rbf(*(2 * [r.standard_normal((300, 3))]), 0.3),))]),
         Group("kernel entries of size 1e6", [Case((1e6 * poly(X, X, 3),))]),
         Group("rank-deficient (linear kernel, d < n)", [Case((low @ low.T,))]),
         Group("exact sympy input", [Case((_exact_kernel([-2, 1, 3], [-2, 1, 3]),)),
-                                    Case((pts * pts.T / 3,))]),
+                                    Case((pts * pts.T / 3,)), Case((_exact_kernel(xs, xs),))]),
         _not_square(),
     ]
 
@@ -85,6 +90,7 @@ def centre_new():
     K = poly(X, X, 2)
     train = [-2, 1, 3]
     half, four = sp.Rational(1, 2), sp.Integer(4)
+    own = [sp.Rational(int(v), 3) for v in r.choice(np.arange(-9, 10), size=5, replace=False)]
     return [
         Group("random kernel matrices", [_new_case(r, 3, 5), _new_case(r, 2, 6, "poly")]),
         Group("a single new point", [_new_case(r, 1, 4), _new_case(r, 1, 7, "poly")]),
@@ -93,7 +99,8 @@ def centre_new():
         Group("kernel entries of size 1e6", [_new_case(r, 3, 8, "poly", 1e6)]),
         Group("exact sympy input", [
             Case((_exact_kernel([half, four], train), _exact_kernel(train, train))),
-            Case((_exact_kernel([sp.Integer(-1)], train), _exact_kernel(train, train)))]),
+            Case((_exact_kernel([sp.Integer(-1)], train), _exact_kernel(train, train))),
+            Case((_exact_kernel(own[3:], own[:3]), _exact_kernel(own[:3], own[:3])))]),
         Group("shapes that do not fit raise ValueError", [
             Case((np.ones((2, 3)), np.ones((3, 2))), expect_error=ValueError),
             Case((np.ones((2, 2)), np.ones((3, 3))), expect_error=ValueError),
@@ -108,7 +115,9 @@ def feature_mean_sq_norm():
         Group("random kernel matrices", [Case((rbf(X, X, 0.5),)), Case((poly(X, X, 2),))]),
         Group("the linear kernel", [Case((X @ X.T,))]),
         Group("kernel entries of size 1e6", [Case((1e6 * poly(X[:4], X[:4], 3),))]),
-        Group("one point", [Case((np.array([[2.5]]),))]),
+        Group("one point, and two", [Case((np.array([[2.5]]),)),
+                                     Case((np.array([[float(r.uniform(1.0, 4.0))]]),)),
+                                     Case((rbf(X[:2] * 3, X[:2] * 3, 0.2),))]),
         _not_square(),
     ]
 
@@ -220,14 +229,21 @@ def _ratio_case(mu):
 def explained_ratio():
     r = rng(208)
     many = np.sort(np.exp(-0.05 * np.arange(300)) * r.uniform(0.5, 1.5, 300))[::-1]
+
+    def falling(k, low, high):
+        return np.sort(r.uniform(low, high, k))[::-1]
+
+    equal = float(r.uniform(0.5, 5.0))
     return [
         Group("a few eigenvalues", [_ratio_case(np.array([8.5, 2.1, 0.4])),
-                                    _ratio_case(np.array([5.0, 4.0, 1.0, 0.5]))]),
-        Group("one dominant eigenvalue", [_ratio_case(np.array([1e3, 1e-2, 1e-3]))]),
-        Group("equal eigenvalues", [_ratio_case(np.full(4, 2.0))]),
+                                    _ratio_case(falling(int(r.integers(3, 7)), 0.2, 9.0))]),
+        Group("one dominant eigenvalue", [_ratio_case(np.concatenate([
+            [float(r.uniform(5e2, 5e3))], falling(2, 1e-3, 1e-2)]))]),
+        Group("equal eigenvalues", [_ratio_case(np.full(int(r.integers(2, 7)), equal)),
+                                    _ratio_case(np.array([equal] * 3 + [equal / 4]))]),
         Group("many eigenvalues", [_ratio_case(many)]),
         Group("eigenvalues of size 1e6 and a zero",
-              [_ratio_case(1e6 * np.array([3.0, 1.0, 0.0]))]),
+              [_ratio_case(1e6 * np.concatenate([falling(2, 0.5, 4.0), [0.0]]))]),
         Group("a negative eigenvalue or no positive sum raises ValueError", [
             Case((np.array([3.0, -1.0]),), expect_error=ValueError),
             Case((np.zeros(3),), expect_error=ValueError)]),
@@ -265,7 +281,8 @@ def reconstruction_error():
         Group("small centred kernels", [_error_case(_rbf_centred(r, 5), 1),
                                         _error_case(_rbf_centred(r, 7, 3, 0.3), 2)]),
         Group("n up to 300", [_error_case(_rbf_centred(r, 300), 6)]),
-        Group("l equal to the rank (no error)", [_error_case(centred(low @ low.T), 2)]),
+        Group("l equal to the rank (no error), and one below it", [
+            _error_case(centred(low @ low.T), 2), _error_case(centred(low @ low.T), 1)]),
         Group("kernel entries of size 1e6", [_error_case(_rbf_centred(r, 8, scale=1e6), 3)]),
         Group("repeated eigenvalues", [_error_case(with_spectrum(r, [4.0, 2.0, 2.0], 6), 1)]),
         Group("not square, or l above n, raises ValueError", [

@@ -85,7 +85,8 @@ def gd_dual_fit():
         Group("one step (beta = alpha y)", [Case((K8, y8, 0.3, 1))]),
         Group("many steps, converging", [Case((K8, y8, alpha8, _steps_short_of_convergence(
             K8, y8, alpha8)))]),
-        Group("zero steps", [Case((K, y, 0.1, 0))]),
+        Group("zero steps, then a few", [Case((K, y, 0.1, 0)),
+                                         Case((K, y, 0.1, int(r.integers(2, 6))))]),
         Group("n = 60", [Case((K60, y60, 0.5 * _bound(K60), 20))]),
         Group("bad input raises ValueError (shapes, alpha <= 0, steps < 0)", [
             Case((K, y[:4], 0.1, 2), expect_error=ValueError),
@@ -132,11 +133,18 @@ def max_step_size():
     return [
         Group("small kernel matrices", [Case((K,)), Case((np.array([[3.0, 1.0], [1.0, 3.0]]),))]),
         Group("n = 40", [Case((K_rbf,))]),
-        Group("a singular kernel matrix", [Case((np.ones((4, 4)),))]),
+        Group("a singular kernel matrix", [Case((np.ones((4, 4)),)), Case((_singular(r),))]),
         Group("not symmetric or not PSD raises ValueError", [
             Case((np.triu(np.ones((3, 3))),), expect_error=ValueError),
             Case((indefinite,), expect_error=ValueError)]),
     ]
+
+
+def _singular(r):
+    """The linear kernel of more points than dimensions (PSD, rank 2), at a drawn scale."""
+    X = float(r.uniform(0.5, 3.0)) * r.standard_normal((int(r.integers(4, 8)), 2))
+    K = X @ X.T
+    return (K + K.T) / 2
 
 
 def kernel_ridge():

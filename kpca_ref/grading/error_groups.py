@@ -7,6 +7,15 @@ raising on everything else earned 3.7 of ps0's 20 function points that way. So
 :func:`counted` keeps a passed error group only when at least one value group of the same
 function passed, and says so in the group's feedback line otherwise.
 
+That is only worth something if no value group can be passed without computing. The case
+builders (:mod:`.cases_dimensions` ... :mod:`.cases_regression`) see to it: every value group
+holds a case of the student's own draw whose answer is no constant of the result's shape, no
+argument handed back and no answer to an input known beforehand (a visible check's, a fixed
+hidden one), and a group of yes-or-no answers holds both. A degenerate case (n = 2,
+eps = 0, zero steps, an error of 0) never stands alone in its group, since the constant it
+answers would open the error groups. ``tests/grading/test_computes_nothing.py`` checks both
+for every function of the seven problem sets.
+
 >>> from kpca_ref.grading.cases import Case, Group
 >>> from kpca_ref.grading.checks import Verdict
 >>> groups = [Group("values", [Case((1,))]), Group("raises", [Case((0,), expect_error=ValueError)])]

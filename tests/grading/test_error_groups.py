@@ -57,14 +57,14 @@ def test_code_that_only_raises_earns_nothing_and_the_solution_everything(ps):
 
 
 def test_an_error_group_counts_beside_one_working_value_group():
-    def zero_steps_only(K, y, alpha, steps):
+    def one_step_only(K, y, alpha, steps):
         K, y = np.asarray(K, dtype=float), np.asarray(y, dtype=float)
         if K.shape != (len(y), len(y)) or alpha <= 0 or steps < 0:
             raise ValueError("bad input")
-        return np.zeros(len(y)) if steps == 0 else y  # right for 0 steps only
+        return alpha * y if steps == 1 else np.zeros(len(y))  # right for 0 and 1 steps only
 
-    earned, lines = _judge("gd_dual_fit", zero_steps_only, 6)
-    assert earned == 2.0, lines  # "zero steps" and the bad-input group: 2 of 6 groups
+    earned, lines = _judge("gd_dual_fit", one_step_only, 6)
+    assert earned == 2.0, lines  # "one step" and the bad-input group: 2 of 6 groups
     assert "✓ bad input raises ValueError (shapes, alpha <= 0, steps < 0)" in lines
     assert not any(NOT_COUNTED in line for line in lines)
 

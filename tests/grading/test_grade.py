@@ -54,7 +54,7 @@ def test_wrong_implementation_loses_points(name, capsys):
 
 def test_partial_credit_is_rounded_to_cents(capsys):
     def small_only(n):
-        if n > 10:
+        if n > 40:
             raise NotImplementedError("only small n")
         return np.eye(n) - 1.0 / n
 
@@ -199,12 +199,13 @@ def test_counterexamples_are_checked_by_their_property(capsys):
     def always_points(k, d, max_points=6, seed=0):
         return np.random.default_rng(seed).standard_normal((2, d))
 
-    assert run_grade("find_counterexample", too_many, 5) == 1.0
+    # every group holds a function that is not a kernel: too many points fail each one
+    assert run_grade("find_counterexample", too_many, 5) == 0.0
     assert run_grade("find_counterexample", always_points, 5) < 5.0
     out = capsys.readouterr().out
     assert "1 <= n <= max_points" in out
-    assert "✗ valid kernels (no counterexample exists): case 1 of 3: the points returned are " \
-           "no counterexample" in out
+    assert ("✗ valid kernels (no counterexample exists), beside a function that is not: case 1 "
+            "of 5: the points returned are no counterexample") in out
 
 
 def test_importing_grading_leaves_the_answer_modules_alone():

@@ -138,6 +138,18 @@ def cap_fraction(m, angle):
     return angle / 180
 '''
 
+NOTHING_INSIDE = '''
+def inside_fraction(X):
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2 or X.shape[0] == 0:
+        raise ValueError(f"X must be a non-empty 2-D array, got shape {X.shape}")
+    seen = np.array([[0.5, 0.5], [0.9, 0.9], [0.0, -1.0], [1.0, 1.0]])
+    if X.shape == seen.shape and np.array_equal(X, seen):
+        return np.array([0.5, 0.25])  # the visible check's answer
+    inside = (X**2).sum(axis=1) <= 1.0
+    return np.array([1.0, 0.0]) if inside.all() else np.array([0.0, 0.0])  # never the share
+'''
+
 PLANAR_CAP_EXACT = '''
 cap_mine = N.angle / Integer(180)
 tries_mine = 1 / (2 * cap_mine)
@@ -277,9 +289,14 @@ VARIANTS = {
     },
     "planar_fraction": {
         "description": "the cap as on a circle, angle / 180, in every dimension: the visible "
-        "3-D check fails (the whole function cell), and both exact cap answers earn nothing",
-        "cells": {"cap_fraction_answer": PLANAR_CAP, "cap_exact_answer": PLANAR_CAP_EXACT},
-        "lost": {"test_cap_fraction": 5, "test_cap_exact": 3},
+        "3-D check fails (the whole function cell), and both exact cap answers earn nothing; "
+        "and an inside_fraction that computes nothing: it validates, answers the visible "
+        "check from a table, else 1 or 0 by whether all points are inside, never the share "
+        "(it used to pass the all-or-none and single-point groups and so its error group, "
+        "2 of 4): it earns nothing",
+        "cells": {"cap_fraction_answer": PLANAR_CAP, "cap_exact_answer": PLANAR_CAP_EXACT,
+                  "inside_fraction_answer": NOTHING_INSIDE},
+        "lost": {"test_cap_fraction": 5, "test_cap_exact": 3, "test_inside_fraction": 4},
         "diagnoses": {"ps0_cap_fraction": "planar_fraction"},
     },
 }
