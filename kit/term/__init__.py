@@ -10,10 +10,16 @@ and extensions where nbgrader keeps them (the gradebook's ``Assignment.duedate``
 from __future__ import annotations
 
 import datetime as dt
+import os
 
 from kit.term.calendar import FILE, Calendar, CalendarError, load, save
 
-__all__ = ["FILE", "Calendar", "CalendarError", "due_for", "load", "save"]
+__all__ = ["FILE", "NOW_VAR", "Calendar", "CalendarError", "checks_closed", "due_for", "load",
+           "now", "save"]
+
+#: Environment variable holding "now" for a simulated term (a time with its zone, e.g.
+#: ``2026-12-11 09:00 Europe/Berlin``); unset: the clock's time.
+NOW_VAR = "KPCA_NOW"
 
 
 def due_for(course, student: str, ps: str) -> dt.datetime | None:
@@ -23,3 +29,24 @@ def due_for(course, student: str, ps: str) -> dt.datetime | None:
     student is exempt from it). ``course``: a :class:`kit.course.Course` or its folder.
     """
     return load(course).due_for(student, ps)
+
+
+def now() -> dt.datetime:
+    """The current time (aware UTC), or :data:`NOW_VAR`'s when set (a simulated term)."""
+    from kit.term.times import parse_time
+
+    text = os.environ.get(NOW_VAR, "").strip()
+    return parse_time(text)[0] if text else dt.datetime.now(dt.timezone.utc)
+
+
+def checks_closed(course, student: str, ps: str, when: dt.datetime | None = None) -> str:
+    """Why ``student``'s instant checks of ``ps`` are closed at ``when`` (default :func:`now`):
+    their own due date (extension included) has passed. ``""``: open (no due date, exempt,
+    or before it)."""
+    from kit.term.times import show_time
+
+    cal = load(course)
+    due = cal.due_for(student, ps)
+    if due is None or (when or now()) <= due:
+        return ""
+    return f"checks of {ps} closed at your due date, {show_time(due, cal.entry(ps).zone)}"

@@ -172,3 +172,23 @@ def test_times_and_policies_read_strictly():
     assert parse_policy("off").penalty(9 * 86400, 10.0)[0] == 0.0
     with pytest.raises(ValueError, match="contradict"):
         parse_policy("none; 10% per day")
+
+
+def test_checks_close_at_each_students_own_due_date(course, monkeypatch):
+    from kit.term import NOW_VAR, checks_closed, now
+
+    assert checks_closed(course, "ada", PS) == ""  # no calendar: never closed by it
+    assert term(course, "set", PS, "--due", DUE) == 0
+    assert term(course, "extend", "ada", PS, "--days", "2", "--reason", "ill") == 0
+    assert term(course, "exempt", "cleo", PS, "--reason", "x") == 0
+    monkeypatch.setenv(NOW_VAR, "2026-12-10 16:59 UTC")  # 59 min after the due date (16:00 UTC)
+    assert now() == dt.datetime(2026, 12, 10, 16, 59, tzinfo=UTC)
+    assert checks_closed(course, "dora", PS) == (
+        "checks of ps1_circle_lift closed at your due date, 2026-12-10 17:00 Europe/Berlin")
+    assert checks_closed(course, "ada", PS) == ""  # her extension keeps them open
+    assert checks_closed(course, "cleo", PS) == ""
+    assert checks_closed(course, "dora", PS, dt.datetime(2026, 12, 10, 15, 59, tzinfo=UTC)) == ""
+    assert checks_closed(course, "ada", PS, dt.datetime(2026, 12, 12, 16, 1, tzinfo=UTC))
+    monkeypatch.setenv(NOW_VAR, "2026-12-10 16:59")
+    with pytest.raises(ValueError, match="no time zone"):
+        now()
