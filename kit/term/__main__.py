@@ -24,7 +24,7 @@ from kit.course import ASSIGNMENTS, REPO_ROOT, Course, quiet_gradebook
 from kit.inert import inert
 from kit.term.calendar import Calendar, Entry, Extension, load, save
 from kit.term.gradebook import check_ps, graded, known_students, sync
-from kit.term.times import Policy, format_duration, parse_policy, parse_time, show_time
+from kit.term.times import MAX_DAYS, Policy, format_duration, parse_policy, parse_time, show_time
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -102,9 +102,9 @@ def _student(course: Course, cal: Calendar, gb, args) -> str:
         if entry is None or entry.due is None:
             raise ValueError(f"{ps} has no due date to extend: set it first (kit.term set {ps} --due ...)")
         if args.days is not None:
-            if not args.days > 0:
+            if not 0 < args.days <= MAX_DAYS:
                 raise ValueError(f"an extension of {args.days:g} days is not an extension: "
-                                 "give a positive number of days")
+                                 f"give a positive number of days, at most {MAX_DAYS}")
             ext = Extension(args.reason, days=args.days)
         else:
             until, _ = parse_time(args.until)

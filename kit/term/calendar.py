@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kit.course import ASSIGNMENTS
-from kit.term.times import Policy, parse_policy, zone
+from kit.term.times import MAX_DAYS, Policy, parse_policy, zone
 
 __all__ = ["FILE", "Calendar", "CalendarError", "Entry", "Extension", "load", "save"]
 
@@ -65,6 +65,8 @@ def _time(value, where: str) -> dt.datetime | None:
         raise CalendarError(f"{where} is not a time: {value!r}") from None
     if when.tzinfo is None:
         raise CalendarError(f"{where} has no time zone: {value!r}")
+    if not 2000 <= when.year <= 2100:
+        raise CalendarError(f"{where} is not a date of a term: {value!r}")
     return when.astimezone(UTC)
 
 
@@ -149,9 +151,11 @@ class Calendar:
                 where = f"the extension of {student!r} in {ps!r}"
                 raw = _mapping(raw, where)
                 days, until = raw.get("days"), _time(raw.get("until"), where)
-                if (days is None) == (until is None) or (
-                        days is not None and (not isinstance(days, (int, float)) or days <= 0)):
-                    raise CalendarError(f"{where} needs a positive number of days or a time")
+                if (days is None) == (until is None) or (days is not None and (
+                        isinstance(days, bool) or not isinstance(days, (int, float))
+                        or not 0 < days <= MAX_DAYS)):
+                    raise CalendarError(f"{where} needs a positive number of days "
+                                        f"(at most {MAX_DAYS}) or a time")
                 cal.extensions.setdefault(ps, {})[student] = Extension(
                     _text(raw.get("reason"), where), days, until)
         for ps, by in _mapping(data.get("exemptions", {}), "exemptions").items():

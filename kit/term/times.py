@@ -24,6 +24,10 @@ _UNITS = {"s": 1, "sec": 1, "second": 1, "seconds": 1, "m": 60, "min": 60, "minu
           "minutes": 60, "h": 3600, "hour": 3600, "hours": 3600, "d": 86400, "day": 86400,
           "days": 86400, "w": 604800, "week": 604800, "weeks": 604800}
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)?\s*([a-z]+)\s*$")
+#: the years a term's dates may fall in
+YEARS = (2000, 2100)
+#: the longest extension, in days
+MAX_DAYS = 366
 #: the words of a policy that takes every point of a late hand-in
 ZERO_WORDS = ("none", "no late hand-ins", "no late hand-in", "zero")
 
@@ -64,6 +68,8 @@ def parse_time(text: str) -> tuple[dt.datetime, str]:
         naive = dt.datetime.fromisoformat(f"{day}T{clock.zfill(5) if len(clock) < 5 else clock}")
     except ValueError:
         raise ValueError(f"{text!r} is not a date and time of the calendar") from None
+    if not YEARS[0] <= naive.year <= YEARS[1]:
+        raise ValueError(f"{text!r} is not a date of a term (years {YEARS[0]} to {YEARS[1]})")
     if isinstance(tz, ZoneInfo):
         one, two = naive.replace(tzinfo=tz, fold=0), naive.replace(tzinfo=tz, fold=1)
         if one.utcoffset() != two.utcoffset():

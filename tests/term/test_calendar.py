@@ -100,6 +100,9 @@ def test_no_calendar_means_no_due_date(course):
     (["extend", "ada", "ps9_nothing", "--days", "2", "--reason", "x"], "unknown problem set"),
     (["extend", "ada", PS, "--days", "-2", "--reason", "x"], "positive number of days"),
     (["extend", "ada", PS, "--days", "0", "--reason", "x"], "positive number of days"),
+    (["extend", "ada", PS, "--days", "inf", "--reason", "x"], "positive number of days"),
+    (["extend", "ada", PS, "--days", "nan", "--reason", "x"], "positive number of days"),
+    (["set", PS, "--due", "9999-12-31 23:59 UTC"], "not a date of a term"),
     (["extend", "ada", PS, "--until", "2026-12-09 17:00 UTC", "--reason", "x"], "cannot shorten"),
     (["extend", "ada", PS, "--until", "2026-12-19 17:00", "--reason", "x"], "no time zone"),
     (["extend", "ada", PS, "--days", "2", "--reason", "  "], "reason is empty"),
@@ -151,6 +154,8 @@ def test_an_extension_granted_before_the_hand_in_reaches_its_submission_at_gradi
     json.dumps({"version": 1, "problem_sets": {PS: {"zone": "Nowhere/Land"}}}),
     json.dumps({"version": 1, "extensions": {PS: {"ada": {"days": -3, "reason": "x"}}}}),
     json.dumps({"version": 1, "extensions": {PS: {"ada": {"days": 3}}}}),
+    json.dumps({"version": 1, "extensions": {PS: {"ada": {"days": float("inf"), "reason": "x"}}}}),
+    json.dumps({"version": 1, "extensions": {PS: {"ada": {"days": True, "reason": "x"}}}}),
 ])
 def test_a_damaged_calendar_file_is_refused_on_read(course, text):
     (course.root / "term.json").write_text(text)
