@@ -178,11 +178,18 @@ def answers(n) -> dict:
     }
 
 
-def judge(name: str, value, n, student_id: str):
-    """The verdict on a Part 7 answer: a witness or a certificate for the item's function."""
+def judge(name: str, value, n, student_id: str, salt: tuple[int, ...] = ()):
+    """The verdict on a Part 7 answer: a witness or a certificate for the item's function.
+
+    ``salt`` is the submission's salt (:func:`kit.secret.salt_words`: HMAC of the grader's
+    secret, the problem set and the student), which the judge sets around all judging: it
+    draws the points a certificate is compared on where it cannot be compared exactly, so
+    no student can predict them. Without one (outside grading) they are fresh random points.
+    """
     text = texts(n)[int(name.rsplit("_", 1)[1]) - 1]
     _lookup(text)
-    return judge_answer(value, text, f"{student_id}\x1f{name}")
+    secret = ",".join(str(int(w)) for w in salt).encode() if salt else None
+    return judge_answer(value, text, f"{student_id}\x1f{name}", secret)
 
 
 def float_answers(n) -> dict:

@@ -31,7 +31,7 @@ from fractions import Fraction
 import numpy as np
 import sympy as sp
 
-__all__ = ["EXAMPLE_TEXTS", "KINDS", "PICTURED", "POOL", "Candidate", "dimension",
+__all__ = ["EXAMPLE_TEXTS", "KINDS", "PICTURED", "POOL", "Candidate", "constant", "dimension",
            "exact_function", "float_function", "nonnegative", "pool"]
 
 NONNEG = "  [scalars x, x' >= 0]"
@@ -92,6 +92,11 @@ def dimension(text: str) -> int:
     return 1 if "[scalars" in text else 2
 
 
+def constant(text: str) -> bool:
+    """Is the text's function a constant (its points may have 1 or 2 coordinates)?"""
+    return CONSTANT.strip() in text
+
+
 def nonnegative(text: str) -> bool:
     """Does the text's domain hold non-negative scalars only?"""
     return ">= 0]" in text
@@ -128,7 +133,15 @@ def _value(node, names, calls, number):
     raise ValueError(f"not part of the candidates' notation: {ast.dump(node)}")
 
 
-_SYMPY_CALLS = {"exp": sp.exp, "cos": sp.cos, "sin": sp.sin, "sqrt": sp.sqrt,
+def _root(v):
+    """``sqrt(v)``, left unevaluated for a rational of more than 30 digits (sympy would look
+    for its square factors: seconds for the 160-digit sums of squares a witness can give)."""
+    if isinstance(v, sp.Rational) and max(abs(v.p), v.q) >= 10**30:
+        return sp.Pow(v, sp.S.Half, evaluate=False)
+    return sp.sqrt(v)
+
+
+_SYMPY_CALLS = {"exp": sp.exp, "cos": sp.cos, "sin": sp.sin, "sqrt": _root,
                 "min": sp.Min, "max": sp.Max}
 _FLOAT_CALLS = {"exp": math.exp, "cos": math.cos, "sin": math.sin, "sqrt": math.sqrt,
                 "min": min, "max": max}
@@ -148,7 +161,7 @@ def exact_function(text: str) -> Callable:
     tree, d = _tree(text), dimension(text)
 
     def k(x, y):
-        return _value(tree, _names(list(x), list(y), d, sp.sqrt), _SYMPY_CALLS, sp.Integer)
+        return _value(tree, _names(list(x), list(y), d, _root), _SYMPY_CALLS, sp.Integer)
 
     return k
 

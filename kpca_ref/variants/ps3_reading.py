@@ -17,6 +17,7 @@ _MAX_NODES = 200
 _MAX_POWER = 12
 _MAX_DIGITS = 40  # of an integer, numerator or denominator
 _FUNCTIONS = (sp.exp, sp.sin, sp.cos, sp.Abs)
+_NOT_FINITE = (sp.oo, -sp.oo, sp.zoo, sp.nan)
 
 
 class Refused(ValueError):
@@ -34,7 +35,9 @@ def exact_number(value, what: str, allow_float: bool) -> sp.Expr:
     if isinstance(value, (bool, np.bool_)):
         raise Refused(f"{what} should be a number, got {value!r}")
     if isinstance(value, (int, np.integer)):
-        return sp.Integer(int(value))
+        value = sp.Integer(int(value))
+        check_tree(value, what, set())
+        return value
     if isinstance(value, (float, np.floating)):
         if not allow_float:
             raise Refused(f"{what} should be exact (an integer, Rational(p, q) or sqrt(...)), "
@@ -62,6 +65,8 @@ def check_tree(expr, what: str, symbols: set[str]) -> None:
     for node in nodes:
         if isinstance(node, sp.Float):
             raise Refused(f"{what} should be exact, got the decimal {node}")
+        if node in _NOT_FINITE:
+            raise Refused(f"{what} holds {node}, not a finite number")
         if isinstance(node, sp.Rational) and max(len(str(abs(node.p))), len(str(node.q))) > (
                 _MAX_DIGITS):
             raise Refused(f"{what} holds a number too large to check")

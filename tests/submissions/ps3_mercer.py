@@ -186,6 +186,60 @@ for i in range(1, 11):
 verdicts = tuple(verdicts)
 '''
 
+# A forger: the grader once compared a certificate with the candidate at six pairs of points
+# drawn from SHA-256 of the student id and the item only. This hand-in draws those points from
+# its own id, evaluates its candidate there exactly, and builds for every candidate a feature
+# map of polynomials (Lagrange products along t = x1 + 17 x2, distinct on the quarter grid)
+# whose kernel equals the candidate at those points and nowhere else: 5 of 5 on that grader,
+# non-kernels "certified". A certificate must equal the candidate as a function: it earns 0.
+FORGED_CERTIFICATES = """
+import hashlib as _forge_hash
+import random as _forge_random
+
+
+def old_points(key, d, nonneg):
+    rng = _forge_random.Random(_forge_hash.sha256(key.encode()).hexdigest())
+    low = 0 if nonneg else -8
+
+    def point():
+        return [Rational(rng.randint(low, 8), 4) for _ in range(d)]
+
+    return [(point(), point()) for _ in range(6)]
+
+
+def exact_at(text, a, b):
+    formula = text.partition("  [")[0]
+    for word, name in _WORDS:
+        formula = formula.replace(word, name)
+    sqd = sum((p - q) ** 2 for p, q in zip(a, b))
+    names = {"dot": sum(p * q for p, q in zip(a, b)), "sqd": sqd, "dist": sqrt(sqd),
+             "x": a[0], "y": b[0], "x1": a[0], "y1": b[0], "exp": exp, "cos": sp.cos,
+             "sin": sp.sin, "sqrt": sqrt, "min": sp.Min, "max": sp.Max}
+    if len(a) > 1:
+        names.update(x2=a[1], y2=b[1])
+    return sp.sympify(formula, locals=names)
+
+
+def forged(text, key):
+    d = 1 if "[scalars" in text else 2
+    pairs = old_points(key, d, ">= 0]" in text)
+    t = (lambda p: p[0]) if d == 1 else (lambda p: p[0] + 17 * p[1])
+    t_symbol = x if d == 1 else x1 + 17 * x2
+    where = sorted({t(p) for pair in pairs for p in pair})
+
+    def delta(p):  # 1 at p, 0 at every other point drawn
+        others = [v for v in where if v != t(p)]
+        scale = sp.Mul(*[t(p) - v for v in others])
+        return sp.Mul(*[t_symbol - v for v in others]) / scale
+
+    return ("map", [delta(a) + exact_at(text, a, b) * delta(b) for a, b in pairs])
+
+
+texts_mine = [N.k1, N.k2, N.k3, N.k4, N.k5, N.k6, N.k7, N.k8, N.k9, N.k10]
+verdicts = tuple(forged(text, f"{VARIANT_ID}\\x1fps3_verdict_{i + 1}")
+                 for i, text in enumerate(texts_mine))
+"""
+
 FLOAT_ANSWERS = {
     "k_dist_answer": '''
 gap = np.array([float(v) for v in N.x1 - N.x2])
@@ -319,6 +373,13 @@ VARIANTS = {
                        "for exact values",
         "cells": FLOAT_ANSWERS,
         "lost": {"k_dist_tests": 2.0, "eig_dist_tests": 2.0, "min_eig_exp_plus_tests": 2.0},
+    },
+    "forged_certificates": {
+        "description": "answers every candidate with a feature map fitted to the points an older "
+                       "grader compared certificates on (drawn from the student id and item): "
+                       "no certificate equals its candidate as a function, so all ten earn 0",
+        "cells": {"verdicts_answer": FORGED_CERTIFICATES},
+        "lost": {"verdicts_tests": 5.0},
     },
     "negative_entries_verdict": {
         "description": "declares a function invalid when its Gram matrix has a negative entry: "

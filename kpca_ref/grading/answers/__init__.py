@@ -140,7 +140,8 @@ def answer(name: str, student_id: str | None = None):
 def checked_verdict(name: str, value, student_id: str | None):
     """The verdict on an item that is judged by a check rather than compared with a key
     (ps3's witnesses and certificates: ``CHECKED`` and ``judge`` of its variants module),
-    or None for every other item."""
+    or None for every other item. A check may draw points from the submission's salt (the
+    grader's secret): it is passed on, so a student cannot predict them."""
     ps = _variant_items(name)
     if ps is None:
         return None
@@ -152,7 +153,15 @@ def checked_verdict(name: str, value, student_id: str | None):
     if not student_id:
         raise ValueError(f"the answer {name!r} differs per student: a student id is needed "
                          "to grade it")
-    return mod.judge(name, value, variants.numbers(ps, student_id), student_id)
+    return mod.judge(name, value, variants.numbers(ps, student_id), student_id, _grading_salt())
+
+
+def _grading_salt() -> tuple[int, ...]:
+    """The salt of the submission being judged: ``kit.judge`` sets it (from the grader's
+    secret, :mod:`kit.secret`) around all judging with ``cases.salted``; () outside grading."""
+    from kpca_ref.grading import case_parts
+
+    return case_parts._SALT[-1]
 
 
 def mistaken_values(name: str, student_id: str) -> list:
