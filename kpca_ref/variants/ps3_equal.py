@@ -1,10 +1,12 @@
 """Does a ps3 certificate stand for the candidate function itself? Exactly where it can be
 decided, else at points drawn with the grading secret.
 
-A certificate is a kernel by construction (:mod:`kpca_ref.variants.ps3_certify`); it proves
+A certificate is a kernel by construction (:mod:`kpca_ref.variants.ps3_language`); it proves
 the candidate is one only when its kernel **equals the candidate as a function**.
-:func:`same_function` decides that in two steps.
+:mod:`kpca_ref.variants.ps3_certify` decides that in three steps; the first to decide ends it.
 
+0. **At public points** (:func:`public_points`): a value that differs at one of five fixed
+   pairs refuses the certificate, and the feedback names that pair (never a secret point).
 1. **Exactly** (:func:`exact_difference`): both sides are rewritten as *exponential
    polynomials* ``sum_j P_j(v) exp(Q_j(v))`` in the symbols ``v = (x1, x2, y1, y2)`` (or
    ``(x, y)``), with ``cos`` and ``sin`` as complex exponentials and each ``Q_j`` without a
@@ -24,17 +26,21 @@ the candidate is one only when its kernel **equals the candidate as a function**
    and the item, so nothing a student holds predicts them; without a secret they are fresh
    random ones. Rational values are compared exactly, others to 40 significant digits.
 
-Why no forgery passes step 2 (Schwartz-Zippel): a certificate is fixed before the points
-are drawn. If its kernel minus the candidate is a non-zero polynomial of total degree
-``D``, each point is a root with probability at most ``D / |S|``, ``S`` the ``4 q + 1 >=
-4 * 10**9`` values a coordinate takes; the language's bounds keep ``D`` under ``10**5``
-(40 rules, powers of at most 10 and features of at most 200 nodes with powers of at most
-12), so all :data:`SAMPLES` points agree with probability below ``(2.5 * 10**-5) ** 8 <
-10**-36``. A non-zero difference with ``exp``, ``sin`` or ``cos`` is real-analytic: it
-vanishes (or nearly, to 40 digits) on a set of measure zero, which a grid ``10**9`` times
-finer than the unit hits with negligible probability. Points a student could compute (the
-student id and item only, as before) let a polynomial map agree with any candidate there
-and nowhere else; these points cannot be computed.
+Why no forgery passes step 2 (Schwartz-Zippel): a certificate is fixed before the points are
+drawn. If its kernel minus the candidate is a non-zero polynomial of total degree ``D`` in the
+``2 d`` coordinates of a pair, a pair whose coordinates are uniform on a set ``S`` is a root
+with probability at most ``D / |S|``; here ``|S| = 4 q + 1 > 4 * 10**9`` (``16 q + 1`` for the
+wide pairs). The language bounds ``D``: a feature has degree at most 60
+(:func:`kpca_ref.variants.ps3_language.degree`), so a map's kernel at most 120, a polynomial
+kernel at most 20, a product of at most 40 rules at most 4,800, and with the candidate's
+``D <= 5,000``: all eight pairs are roots with probability below
+``(5000 / (4 * 10**9)) ** 8 < 10**-47``. A non-zero difference with ``exp``, ``sin``, ``cos``,
+``sqrt`` or ``Abs`` is real-analytic away from a set of measure zero: it vanishes on a set of
+measure zero, and is within 40 digits of zero on a
+set of tiny measure, which points of a grid ``10**9`` times finer than the unit meet with
+negligible probability. The student id and item alone (the rule this replaces) let a
+polynomial map agree with any candidate at the points they give and nowhere else; these
+points cannot be computed without the grader's secret.
 """
 
 from __future__ import annotations

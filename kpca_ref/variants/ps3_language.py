@@ -15,8 +15,8 @@
 
 Every number is exact: an integer, ``Rational(p, q)``, ``sqrt(2)``, ``E``; a decimal such as
 ``0.5`` is refused (the notebook's ``kernel_of`` refuses it too). At most 40 rules, nested 8
-deep; a feature has at most 200 nodes, powers of at most 12 and the functions exp, sin, cos,
-sqrt and Abs (:func:`kpca_ref.variants.ps3_reading.check_tree`). Each rule keeps a kernel a
+deep; a feature has at most 200 nodes, powers of at most 12, a degree of at most 60 (:func:`degree`)
+and the functions exp, sin, cos, sqrt and Abs (:func:`kpca_ref.variants.ps3_reading.check_tree`). Each rule keeps a kernel a
 kernel, so every certificate stands for a valid kernel (its features real: checked where
 the certificate is evaluated). :func:`parse` refuses anything else with a message saying
 why (:class:`~kpca_ref.variants.ps3_reading.Refused`).
@@ -31,12 +31,13 @@ import sympy as sp
 
 from kpca_ref.variants.ps3_reading import Refused, check_tree, exact_number, numeric, unreadable
 
-__all__ = ["RULES", "Certificate", "certificate_kernel", "parse"]
+__all__ = ["MAX_DEGREE", "RULES", "Certificate", "certificate_kernel", "degree", "parse"]
 
 RULES = ("linear", "map", "poly", "rbf", "sum", "product", "scale", "exp")
 _MAX_RULES = 40
 _MAX_DEPTH = 8
 _MAX_FEATURES = 16
+MAX_DEGREE = 60  # of a feature (see degree)
 _MAX_EXPONENT = 10_000  # of ("exp", A): |A| where the certificate is evaluated at numbers
 
 
@@ -49,6 +50,26 @@ class Certificate:
     kernel: object
     features: list = field(default_factory=list)
     rules: int = 0
+
+
+def degree(expr) -> int:
+    """A bound on a feature's degree: 1 for a symbol, the largest of a sum's terms, the sum
+    of a product's factors, ``|e|`` times its base's for a power ``b**e`` (rounded up), an
+    argument's for exp, sin, cos and Abs. It bounds the cost of evaluating the feature
+    exactly, and the degree of a polynomial certificate (:mod:`kpca_ref.variants.ps3_equal`)."""
+    if expr.is_Symbol:
+        return 1
+    if not expr.args or not expr.free_symbols:
+        return 0
+    inner = [degree(a) for a in expr.args]
+    if expr.is_Add:
+        return max(inner)
+    if expr.is_Mul:
+        return sum(inner)
+    if expr.is_Pow:
+        e = expr.exp
+        return -(-abs(int(e.p)) * inner[0] // int(e.q)) if e.is_Rational else 10**9
+    return max(inner)
 
 
 def _rebuilt(expr):
@@ -158,6 +179,9 @@ def _feature_map(features, d: int, found: Certificate):
             raise Refused(f"feature {i + 1} should be a sympy expression in "
                            f"{' and '.join(names)}, got {type(f).__name__}")
         check_tree(f, f"feature {i + 1}", set(names))
+        if degree(f) > MAX_DEGREE:
+            raise Refused(f"feature {i + 1} has degree {degree(f)}, over {MAX_DEGREE} (a power "
+                          "multiplies its base's degree, a product adds its factors')")
         mine.append(_rebuilt(f))
     found.features += mine
     symbols = [sp.Symbol(n) for n in names]
