@@ -118,3 +118,21 @@ def test_the_readme_states_the_units_total():
 def test_the_numbers_cell_is_collapsed(ps):
     (cell,) = [c for c in _notebook(ps, "source")["cells"] if _meta(c).get("grade_id") == "your_numbers"]
     assert cell["metadata"].get("jupyter", {}).get("source_hidden") is True
+
+
+@pytest.mark.parametrize("ps", ASSIGNMENTS)
+def test_a_problem_set_with_error_groups_says_how_they_count(ps):
+    """Where a graded function has "raises ValueError" groups, the notebook states the rule that
+    such a group counts only beside a passed group of values (kpca_ref.grading.error_groups)."""
+    from kpca_ref.grading import cases
+    from kpca_ref.grading.error_groups import stated_error
+
+    nb = _notebook(ps, "release")
+    source = "\n".join("".join(c["source"]) for c in _notebook(ps, "source")["cells"])
+    graded = [n for n in cases.names() if f'grade("{n}"' in source]
+    if not any(stated_error(g) for n in graded for g in cases.groups(n)):
+        return
+    text = " ".join("\n".join("".join(c["source"]) for c in nb["cells"]
+                              if c["cell_type"] == "markdown").split())
+    assert "counts only when at least one group of values of the same function passes" in text, (
+        f"{ps} grades functions with ValueError groups but never says how those groups count")
