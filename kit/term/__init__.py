@@ -42,10 +42,13 @@ def now() -> dt.datetime:
 def checks_closed(course, student: str, ps: str, when: dt.datetime | None = None) -> str:
     """Why ``student``'s instant checks of ``ps`` are closed at ``when`` (default :func:`now`):
     their own due date (extension included) has passed. ``""``: open (no due date, exempt,
-    or before it)."""
+    or before it). A calendar that cannot be read closes them (it says so)."""
     from kit.term.times import show_time
 
-    cal = load(course)
+    try:
+        cal = load(course)
+    except CalendarError:
+        return "checks are paused: the course calendar (term.json) cannot be read"
     due = cal.due_for(student, ps)
     if due is None or (when or now()) <= due:
         return ""

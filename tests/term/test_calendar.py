@@ -197,3 +197,5 @@ def test_checks_close_at_each_students_own_due_date(course, monkeypatch):
     monkeypatch.setenv(NOW_VAR, "2026-12-10 16:59")
     with pytest.raises(ValueError, match="no time zone"):
         now()
+    (course.root / "term.json").write_text("{")  # damaged: closed, and it says why
+    assert "cannot be read" in checks_closed(course, "ada", PS, dt.datetime(2026, 1, 1, tzinfo=UTC))
