@@ -47,7 +47,9 @@ class LateLine(Preprocessor):
         folder = (resources.get("metadata") or {}).get("path")
         if folder and meta.get("student") and meta.get("assignment"):
             root = Path(folder).resolve().parents[2]  # <root>/autograded/<student>/<ps>
-            verdict = lateness_of(root, meta["student"], meta["assignment"], meta.get("score") or 0)
+            taken = float(meta.get("late_penalty") or 0.0)  # the gradebook's, from GetGrades,
+            score = float(meta.get("score") or 0.0) + taken  # whose score has it taken off
+            verdict = lateness_of(root, meta["student"], meta["assignment"], score, taken)
             meta["kit_late"] = verdict.why if verdict.late else ""
         return nb, resources
 

@@ -45,9 +45,11 @@ class Lateness:
         return self.seconds > 0
 
 
-def assess(cal: Calendar, student: str, ps: str, received: dt.datetime, score: float) -> Lateness:
+def assess(cal: Calendar, student: str, ps: str, received: dt.datetime, score: float,
+           taken: float | None = None) -> Lateness:
     """What the calendar takes from ``score`` for ``student``'s hand-in of ``ps`` received at
-    ``received`` (aware, or naive UTC)."""
+    ``received`` (aware, or naive UTC). ``taken``: the points the gradebook holds as taken,
+    named in ``why`` instead of the policy's own figure (a page shows what was recorded)."""
     if received.tzinfo is None:
         received = received.replace(tzinfo=dt.timezone.utc)
     entry = cal.entry(ps)
@@ -61,7 +63,10 @@ def assess(cal: Calendar, student: str, ps: str, received: dt.datetime, score: f
     penalty, words = entry.late.penalty(seconds, score)
     own = " (extended)" if cal.extension(student, ps) else ""
     why = (f"received {show_time(received, entry.zone)}, due {show_time(due, entry.zone)}{own}: "
-           f"{words}" + (f"; {penalty:.4g} of {float(score or 0):.4g} points taken" if penalty else ""))
+           f"{words}")
+    shown = penalty if taken is None else float(taken or 0.0)
+    if shown:
+        why += f"; {shown:.4g} of {float(score or 0):.4g} points taken"
     return Lateness(seconds, penalty, why)
 
 
@@ -96,8 +101,9 @@ def apply(gb, course, pairs, cal: Calendar | None = None) -> dict:
     return out
 
 
-def lateness_of(course, student: str, ps: str, score: float) -> Lateness:
-    """The :class:`Lateness` of a graded hand-in (for pages and reports); none without a calendar."""
+def lateness_of(course, student: str, ps: str, score: float, taken: float | None = None) -> Lateness:
+    """The :class:`Lateness` of a graded hand-in (for pages and reports; ``taken`` as in
+    :func:`assess`); none without a calendar."""
     from kit.intake.received import recorded
 
     if not _has_calendar(course):
@@ -105,7 +111,7 @@ def lateness_of(course, student: str, ps: str, score: float) -> Lateness:
     record = recorded(course, student, ps)
     if record is None:
         return Lateness(0.0, 0.0, "")
-    return assess(load(course), student, ps, record.time, score)
+    return assess(load(course), student, ps, record.time, score, taken)
 
 
 def recorded_lateness(course, pairs) -> dict:
@@ -128,7 +134,7 @@ def recorded_lateness(course, pairs) -> dict:
                 continue
             taken = sum(nb.late_submission_penalty or 0.0 for nb in sub.notebooks)
             record = recorded(course, student, ps)
-            verdict = assess(cal, student, ps, record.time, sub.score) if record else None
+            verdict = assess(cal, student, ps, record.time, sub.score, taken) if record else None
             why = verdict.why if verdict else ""
             if cal.exemption(student, ps) is not None:
                 why = f"exempt: {cal.exemption(student, ps)}"

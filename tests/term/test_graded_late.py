@@ -39,7 +39,9 @@ def test_a_late_hand_in_claiming_to_be_early_is_penalised_through_the_real_grade
         (nb,) = sub.notebooks
         assert sub.timestamp == dt.datetime(2026, 12, 13, 16, 30)  # never timestamp.txt's
         assert nb.score > 0 and nb.late_submission_penalty == pytest.approx(0.25 * nb.score)
+        taken, score = nb.late_submission_penalty, nb.score
     page = BeautifulSoup(feedback_page(course, PS, "zoe").read_text(), "html.parser")
     (line,) = [li.get_text() for li in page.select("li.late-penalty")]
     assert line.startswith("Late submission penalty (Score: -")
-    assert "3 days 30 min late: 4 × 0.1 per day, capped at 25% = 0.25 of the score" in line
+    assert line.endswith("3 days 30 min late: 4 × 0.1 per day, capped at 25% = 0.25 of the "
+                         f"score; {taken:.4g} of {score:.4g} points taken")
