@@ -208,3 +208,20 @@ def test_grades_csv_and_class_report_show_what_lateness_took(course):
     assert "exempt / ps1_circle_lift: exempt (excused)" in granted
     assert f"ontime / ps1_circle_lift: extension to 2026-12-11 17:00 Europe/Berlin ({hostile})" in granted
     assert not section.select("img") and "&lt;img" in str(section)
+
+
+def test_a_new_policy_or_an_exemption_reaches_graded_hand_ins_only_with_regrade(course, capsys):
+    for student in CASES:
+        record(course, PS, student, result(course, student))
+    before = penalties(course)
+    root = ["--course", str(course.root), "set", PS, "--late", "none"]
+    assert term(root) == 2 and "graded hand-ins: add --regrade" in capsys.readouterr().err
+    assert penalties(course) == before
+    assert term([*root, "--regrade"]) == 0
+    after = penalties(course)
+    assert after["late"][0] == after["late"][1] > 0  # no late hand-ins: all of it
+    assert after["grace"][0] == after["grace"][1]  # the new policy has no grace
+    assert after["ontime"][0] is None and after["extended"][0] is None and after["exempt"][0] is None
+    exempt = ["--course", str(course.root), "exempt", "late", PS, "--reason", "excused"]
+    assert term(exempt) == 2 and penalties(course)["late"][0] > 0
+    assert term([*exempt, "--regrade"]) == 0 and penalties(course)["late"][0] is None
