@@ -333,13 +333,12 @@ def test_a_notebook_fills_only_its_own_capped_places(tmp_path, small_tmpdir, war
 
 
 def test_a_class_is_graded_with_tmpdir_outside_tmp(tmp_path, small_tmpdir):
-    """``kit.autograde`` with TMPDIR on a file system under /var/tmp: a student whose notebook
-    writes to every descriptor and the honest classmate are both graded, and the grader's
-    output holds nothing of the first's."""
+    """``kit.autograde`` with TMPDIR on a file system under /var/tmp (a warm kernel, as root):
+    a notebook that writes to every descriptor is graded, and the grader's output holds
+    nothing of what it wrote."""
     course = copy_course(tmp_path / "course", [PS])
     assert not release(course, [PS])
     lay(course, PS, "a_mallory", build_submission(course, PS, {FIRST: WRONG_H + WRITE_EVERYWHERE}))
-    lay(course, PS, "b_honest", build_submission(course, PS, {}))
     env = {**os.environ, "TMPDIR": str(small_tmpdir),
            "PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"]}
     done = subprocess.run([sys.executable, "-m", "kit.autograde", PS, "--course", str(course.root),
@@ -348,4 +347,4 @@ def test_a_class_is_graded_with_tmpdir_outside_tmp(tmp_path, small_tmpdir):
     out = done.stdout + done.stderr
     assert done.returncode == 0, out.decode()[-3000:]
     assert MARK.encode() not in out and b"\x1b" not in out, out[-3000:]
-    assert b"graded 2 submissions" in out, out.decode()[-3000:]
+    assert b"graded 1 submissions, 0 could not be graded" in out, out.decode()[-3000:]
