@@ -225,3 +225,14 @@ def test_a_new_policy_or_an_exemption_reaches_graded_hand_ins_only_with_regrade(
     exempt = ["--course", str(course.root), "exempt", "late", PS, "--reason", "excused"]
     assert term(exempt) == 2 and penalties(course)["late"][0] > 0
     assert term([*exempt, "--regrade"]) == 0 and penalties(course)["late"][0] is None
+
+
+def test_a_cluster_worker_grades_under_the_same_calendar(course):
+    """The course bundle a Dask worker grades with carries the calendar (its own autograde
+    and feedback page then apply it); the client records the same penalty in bulk (above)."""
+    from kit.engines.dask_worker import course_bundle
+
+    bundle = course_bundle(course, [PS])
+    assert bundle["term.json"] == (course.root / "term.json").read_bytes()
+    (course.root / "term.json").unlink()
+    assert "term.json" not in course_bundle(course, [PS])
