@@ -28,17 +28,21 @@ from kit.term.times import MAX_DAYS, Policy, format_duration, parse_policy, pars
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m kit.term", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m kit.term", description="Set and list the term's calendar: each problem "
+        "set's opening, due date and late policy, students' extensions and exemptions.")
     parser.add_argument("--course", type=Path, default=REPO_ROOT, help="the course directory")
+    where = argparse.ArgumentParser(add_help=False)  # --course after the command works too
+    where.add_argument("--course", type=Path, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("set", help="a problem set's opening, due date and late policy")
+    p = sub.add_parser("set", parents=[where], help="a problem set's opening, due date and late policy")
     p.add_argument("ps")
     p.add_argument("--opens", help='e.g. "2026-12-03 09:00 Europe/Berlin"')
     p.add_argument("--due", help='e.g. "2026-12-10 17:00 Europe/Berlin"')
     p.add_argument("--late", help='"grace 15m; 10%% per day; cap 50%%", "none" or "off"')
     p.add_argument("--regrade", action="store_true", help="recompute graded hand-ins' penalties")
     for name, what in (("extend", "give a student more time"), ("exempt", "excuse a student")):
-        p = sub.add_parser(name, help=what)
+        p = sub.add_parser(name, parents=[where], help=what)
         p.add_argument("student")
         p.add_argument("ps")
         if name == "extend":
@@ -49,7 +53,7 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--regrade", action="store_true",
                        help="allowed on a graded hand-in: its late penalty is recomputed")
         p.add_argument("--roster", type=Path, help="a roster CSV naming students not yet in the gradebook")
-    p = sub.add_parser("show", help="list the calendar")
+    p = sub.add_parser("show", parents=[where], help="list the calendar")
     p.add_argument("--student")
     return parser
 

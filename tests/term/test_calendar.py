@@ -79,6 +79,12 @@ def test_extensions_days_until_and_exemption_give_each_student_their_own_due(cou
     assert due_for(course, "ada", PS) == dt.datetime(2026, 12, 14, 16, tzinfo=UTC)
 
 
+def test_the_course_may_be_named_before_or_after_the_command(course, capsys):
+    assert main(["set", PS, "--due", DUE, "--course", str(course.root)]) == 0
+    assert main(["--course", str(course.root), "show"]) == 0
+    assert "due 2026-12-10 17:00 Europe/Berlin" in capsys.readouterr().out
+
+
 def test_no_calendar_means_no_due_date(course):
     assert due_for(course, "ada", PS) is None
     assert not (course.root / "term.json").exists()
