@@ -136,15 +136,9 @@ def visible_inputs(assignment: str) -> dict[str, set]:
     """
     import contextlib
     import io
-    import os
-    import random
-    import warnings
 
-    import matplotlib
+    from tests.support.handin_functions import notebook_state_kept
 
-    from kit.course import REPO_ROOT
-
-    matplotlib.use("Agg")
     seen: dict[str, set] = {}
     state = {"test cell": False, "depth": 0}
 
@@ -163,30 +157,19 @@ def visible_inputs(assignment: str) -> dict[str, set]:
         return record
 
     namespace: dict = {}
-    here, np_state, py_state = os.getcwd(), np.random.get_state(), random.getstate()
-    os.chdir(REPO_ROOT / "source" / assignment)
-    try:
-        with (np.printoptions(**np.get_printoptions()), np.errstate(**np.geterr()),
-              warnings.catch_warnings(), matplotlib.rc_context()):
-            for cell in read_source(assignment).cells:
-                if cell.cell_type != "code":
-                    continue
-                code = cell.source.split("### BEGIN HIDDEN TESTS")[0]
-                meta = nb_meta(cell)
-                state["test cell"] = bool(meta.get("grade") and not meta.get("solution"))
-                with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(Exception):
-                    exec(compile(code, f"<{assignment}>", "exec"), namespace)  # noqa: S102
-                for fname in cases.names():
-                    fn = namespace.get(fname)
-                    if callable(fn) and not getattr(fn, "recorded", False):
-                        namespace[fname] = recorder(fname)
-    finally:
-        os.chdir(here)
-        np.random.set_state(np_state)
-        random.setstate(py_state)
-        import matplotlib.pyplot as plt
-
-        plt.close("all")
+    with notebook_state_kept(assignment):
+        for cell in read_source(assignment).cells:
+            if cell.cell_type != "code":
+                continue
+            code = cell.source.split("### BEGIN HIDDEN TESTS")[0]
+            meta = nb_meta(cell)
+            state["test cell"] = bool(meta.get("grade") and not meta.get("solution"))
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(Exception):
+                exec(compile(code, f"<{assignment}>", "exec"), namespace)  # noqa: S102
+            for fname in cases.names():
+                fn = namespace.get(fname)
+                if callable(fn) and not getattr(fn, "recorded", False):
+                    namespace[fname] = recorder(fname)
     return seen
 
 

@@ -32,17 +32,10 @@ from kit.intake.received import (
     zip_entry_time,
 )
 from kit.intake.submitted import build_submission
+from tests.support.forged_times import FORGED
 
 PS = "ps1_circle_lift"
 UTC = dt.timezone.utc
-#: what students write into a hand-in's timestamp.txt (or an inbound folder's name)
-FORGED = {
-    "past": "2020-01-01 00:00:00.000000 UTC",
-    "future": "2099-12-31 23:59:59.000000 UTC",
-    "garbage": "not a time at all",
-    "escapes": "\x1b]52;c;ZWNobyBvd25lZA==\x07\x1b[2J2020-01-01 00:00:00 UTC",
-    "huge": "2020-01-01 00:00:00 UTC" + " " * 2_000_000,
-}
 
 
 def _submitted(course, student: str, text: str = "", stamp: str | None = None):

@@ -26,6 +26,7 @@ from kit.intake.received import record_received
 from kit.judge.identity import Identity
 from kit.judge.preprocessors import _check_costs
 from kit.release import release
+from tests.support.forged_times import FORGED
 from tests.support.nbgrading import (
     auto_points,
     exact_points,
@@ -38,14 +39,6 @@ from tests.support.nbgrading import (
 
 PS, ITEM, CELL = "ps1_circle_lift", "ps1_circle_u", "circle_u_test"
 HANDED_IN = dt.datetime(2026, 12, 1, 12, 0)
-#: what a student may write into their hand-in's timestamp.txt
-FORGED = {
-    "past": "2020-01-01 00:00:00.000000 UTC",
-    "future": "2099-12-31 23:59:59.000000 UTC",
-    "garbage": "not a time at all",
-    "escapes": "\x1b]52;c;ZWNobyBvd25lZA==\x07\x1b[2J\x1b[1A2020-01-01 00:00:00 UTC",
-    "huge": "2020-01-01 00:00:00 UTC" + " " * 2_000_000,
-}
 FORCED = 'import os\nos.environ["KPCA_STUDENT_ID"] = "ada"\nSTUDENT_ID = ""'
 
 

@@ -29,29 +29,42 @@ def _runs(cell) -> bool:
     return cell.cell_type == "code" and not (meta.get("grade") and not meta.get("solution"))
 
 
-def handin_functions(assignment: str, cells: dict[str, str]) -> dict:
-    """``{contract name: function}`` defined by the notebook with ``cells`` typed in."""
+@contextlib.contextmanager
+def notebook_state_kept(assignment: str):
+    """Run a source notebook's cells in this process: in its folder, with what they set for
+    the whole process (numpy's print options, error handling and random state, Python's random
+    state, warning filters, matplotlib's settings and figures, the working folder) put back
+    afterwards."""
     import matplotlib
     import numpy as np
 
     matplotlib.use("Agg")
-    namespace: dict = {}
     here, np_state, py_state = os.getcwd(), np.random.get_state(), random.getstate()
     os.chdir(REPO_ROOT / "source" / assignment)
     try:
         with (np.printoptions(**np.get_printoptions()), np.errstate(**np.geterr()),
               warnings.catch_warnings(), matplotlib.rc_context()):
-            for cell in filter(_runs, read_source(assignment).cells):
-                gid = nb_meta(cell).get("grade_id")
-                code = cells[gid] if gid in cells else solution_text(cell.source)
-                if "def " not in code and "import" not in code:
-                    continue
-                with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(Exception):
-                    exec(compile(code, f"<{assignment}:{gid}>", "exec"), namespace)  # noqa: S102
+            yield
     finally:
         os.chdir(here)
         np.random.set_state(np_state)
         random.setstate(py_state)
+        import matplotlib.pyplot as plt
+
+        plt.close("all")
+
+
+def handin_functions(assignment: str, cells: dict[str, str]) -> dict:
+    """``{contract name: function}`` defined by the notebook with ``cells`` typed in."""
+    namespace: dict = {}
+    with notebook_state_kept(assignment):
+        for cell in filter(_runs, read_source(assignment).cells):
+            gid = nb_meta(cell).get("grade_id")
+            code = cells[gid] if gid in cells else solution_text(cell.source)
+            if "def " not in code and "import" not in code:
+                continue
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(Exception):
+                exec(compile(code, f"<{assignment}:{gid}>", "exec"), namespace)  # noqa: S102
     return {name: fn for name, fn in namespace.items()
             if name in cases.names() and callable(fn) and hasattr(fn, "__code__")
             and fn.__code__.co_filename.startswith(f"<{assignment}:")}
