@@ -139,6 +139,11 @@ class CheckHandler(JsonErrors):
         limit, why = policy.limit(item)
         if limit == 0:
             return self.reply(403, "refused", why)
+        from kit.term import checks_closed  # the student's own due date, extension included
+
+        closed = checks_closed(policy.root, student, ps)
+        if closed:
+            return self.reply(403, "refused", closed)
         store = s["store"]
         _, problem = read_answer(data)
         if problem is not None:
