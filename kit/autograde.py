@@ -33,6 +33,7 @@ from kit.engines.job import (  # noqa: F401 - re-exported: what a caller of kit.
     autograde_student,
     cell_scores,
     check_submission,
+    grading_api,
     students_of,
 )
 from kit.engines.ledger import LEDGER, _record, already_graded, read_ledger  # noqa: F401 - re-exported

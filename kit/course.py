@@ -78,16 +78,21 @@ class Course:
         cfg.CourseDirectory.db_url = self.db_url
         return cfg
 
-    def api(self):
-        """An ``NbGraderAPI`` for this course (it does not read the config file by itself)."""
+    def api(self, coursedir=None):
+        """An ``NbGraderAPI`` for this course (it does not read the config file by itself).
+
+        ``coursedir``: the class of nbgrader's course directory; grading passes
+        :class:`kit.intake.received.ReceivedTimeDirectory`, whose hand-in time is the course's
+        record, never the hand-in's ``timestamp.txt``.
+        """
         prepare_environment()
         quiet_gradebook()
         from nbgrader.apps import NbGraderAPI
 
-        from kit.intake.received import ReceivedTimeDirectory
-
-        config = self.config()  # hand-in times: the kit's record, never timestamp.txt
-        return NbGraderAPI(coursedir=ReceivedTimeDirectory(config=config), config=config)
+        config = self.config()
+        if coursedir is None:
+            return NbGraderAPI(config=config)
+        return NbGraderAPI(coursedir=coursedir(config=config), config=config)
 
     def notebook(self, step: str, assignment: str, student: str | None = None) -> Path:
         """Path of one notebook at a pipeline step (``source``, ``release``, ``submitted``, ...)."""

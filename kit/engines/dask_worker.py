@@ -107,7 +107,9 @@ def _course(bundle: dict[str, bytes], assignment: str):
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)
         course = Course(root, database=f"sqlite:///{root / 'gradebook.db'}")
-        _COURSES[key] = (course, course.api())
+        from kit.engines.job import grading_api
+
+        _COURSES[key] = (course, grading_api(course))
     course, api = _COURSES[key]
     if not course.notebook("release", assignment).exists():
         failed = release(course, [assignment])

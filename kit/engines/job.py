@@ -83,12 +83,20 @@ def _sandboxed(api) -> bool:
     return any(str(getattr(step, "__name__", step)).endswith("SandboxedExecute") for step in steps)
 
 
+def grading_api(course: Course):
+    """The ``NbGraderAPI`` that grades: its hand-in times are the course's records of when each
+    hand-in was received (:mod:`kit.intake.received`), never the hand-in's ``timestamp.txt``."""
+    from kit.intake.received import ReceivedTimeDirectory
+
+    return course.api(ReceivedTimeDirectory)
+
+
 def autograde_student(course: Course, assignment: str, student: str, api=None) -> dict[str, float]:
     """Autograde one student's submission and return its per-cell scores."""
     problem = check_submission(course, assignment, student)
     if problem:
         raise GradingError(problem)
-    api = api or course.api()
+    api = api or grading_api(course)
     sandboxed = _sandboxed(api)
     if sandboxed and (why := sandbox.unavailable()):
         raise GradingError(f"sandbox unavailable: {why}")

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 from kit.course import Course
-from kit.engines.job import GradingError, Outcome, autograde_student
+from kit.engines.job import GradingError, Outcome, autograde_student, grading_api
 from kit.engines.processes import Died, run_jobs
 
 
@@ -64,7 +64,7 @@ _WORKER: dict = {}
 
 def _init_worker(root: str, feedback: bool) -> None:
     _WORKER["course"] = Course(Path(root))
-    _WORKER["api"] = _WORKER["course"].api()
+    _WORKER["api"] = grading_api(_WORKER["course"])
     _WORKER["feedback"] = feedback
 
 

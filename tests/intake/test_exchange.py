@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 import nbformat
 import pytest
 
-from kit.autograde import autograde_student
+from kit.autograde import autograde_student, grading_api
 from kit.handback.feedback import write_feedback
 from kit.intake.submitted import build_submission
 from tests.support.nbgrading import auto_points, hidden_test_lines, read_source, variants
@@ -97,7 +97,7 @@ def hub(tmp_path_factory, released_ps1):
     in_parallel(hand_in, list(STUDENTS))
     nbgrader("collect", PS, cwd=course.root, env=instructor)
     # the grading and feedback of `python -m kit.autograde --feedback`, one student at a time
-    api = course.api()
+    api = grading_api(course)
     scores = {s: autograde_student(course, PS, s, api=api) for s in STUDENTS}
     assert not [s for s in STUDENTS if write_feedback(course, PS, s, api=api)]
     nbgrader("release_feedback", PS, cwd=course.root, env=instructor)

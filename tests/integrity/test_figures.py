@@ -11,7 +11,7 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from kit.autograde import autograde_student
+from kit.autograde import autograde_student, grading_api
 from kit.course import copy_course
 from kit.handback.feedback import feedback_page, write_feedback
 from kit.intake.submitted import build_submission, lay
@@ -38,7 +38,7 @@ def graded(tmp_path_factory):
     assert not release(course, [PS])
     lay(course, PS, "eve", build_submission(course, PS, {"variance_shares_answer": DRAWING_SHARES}))
     lay(course, PS, "ada", build_submission(course, PS))
-    api = course.api()
+    api = grading_api(course)
     scores = {"eve": autograde_student(course, PS, "eve", api=api)}
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("KPCA_GRADING_FIGURES", "0")

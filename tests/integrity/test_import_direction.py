@@ -35,13 +35,21 @@ LAYERS: list[tuple[str, ...]] = [
     # the grader's secret that salts each student's hidden inputs (kept in the course
     # directory); the roster's salted hashes that a release may carry
     ("kit.secret", "kit.roster"),
-    # the hub service that checks exact answers before the deadline (it needs only the
-    # course and the reference; the judge reads its attempts when checks cost points)
-    ("kit.checks",),
     # stages that need only the course (and the reference): release is step 1
     # (kit.feedback_labels, the feedback page's cell labels, stands beside the handback: it
     # carries the feedback template's folder, kit/templates/, with it)
-    ("kit.release", "kit.intake", "kit.judge", "kit.html", "kit.handback", "kit.feedback_labels"),
+    # hand-ins in, and when the course received each (the judge's check costs read it)
+    ("kit.intake",),
+    # the term's calendar: due dates, extensions, late policy; it reads the intake's received
+    # times, and the check service, the feedback page, the recording of grades, the CSV and
+    # the report read it
+    ("kit.term",),
+    # the hub service that checks exact answers before each student's due date (it needs the
+    # course, the calendar and the reference; the judge reads its attempts when checks cost
+    # points)
+    ("kit.checks",),
+    ("kit.release", "kit.judge", "kit.html"),
+    ("kit.handback", "kit.feedback_labels"),
     ("kit.sandbox",),  # runs a notebook; asks the judge what the test cells call
     ("kit.engines",),  # grading jobs: intake checks, sandboxed run, feedback page
     ("kit.gradebook",),  # export, hand grades, the move to PostgreSQL
@@ -194,10 +202,10 @@ def test_cycles_are_found(edges, expected):
 
 
 def test_upward_and_sideways_imports_are_found():
-    graph = {"kit.course": {"kit.report.page"}, "kit.judge.cells": {"kit.intake.steps"},
+    graph = {"kit.course": {"kit.report.page"}, "kit.judge.cells": {"kit.html.sanitize"},
              "kit.report.page": {"kit.course", "kit.report.data"}, "kit.report.data": set(),
-             "kit.intake.steps": set()}
+             "kit.html.sanitize": set()}
     assert wrong_way(graph) == [
         "kit.course (kit.course) -> kit.report.page (kit.report): up",
-        "kit.judge.cells (kit.judge) -> kit.intake.steps (kit.intake): sideways",
+        "kit.judge.cells (kit.judge) -> kit.html.sanitize (kit.html): sideways",
     ]
