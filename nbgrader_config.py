@@ -97,14 +97,14 @@ c.Autograde.autograde_preprocessors = [
     # after SaveAutoGrades: it compares a written answer with its release checksum to tell
     # "no response", and a sanitised source must not pass for an answer
     "kit.html.sanitize.SanitizeStudentContent",
+    # the hand-in's time is when the course received it, never its timestamp.txt
+    # (kit/intake/received.py): plain `nbgrader autograde` and formgrader write that first
+    "kit.intake.received.StampReceivedTime",
     # the course calendar (kit/term): due date, extension and received time to the gradebook,
     # then nbgrader's late penalty, asking the calendar's policy (plugin_class below)
     "kit.term.late.SyncCalendar",
     "nbgrader.preprocessors.AssignLatePenalties",
     "kit.intake.metadata.CheckCellMetadata",
-    # the hand-in's time is when the course received it, never its timestamp.txt
-    # (kit/intake/received.py): plain `nbgrader autograde` and formgrader write that first
-    "kit.intake.received.StampReceivedTime",
 ]
 # Late penalties: the course calendar's policy (grace, per day or step, cap, no late
 # hand-ins; exemptions), set with `python -m kit.term`; no term.json, no penalty.
