@@ -40,7 +40,7 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 __all__ = ["FALLBACK", "RECEIVED_DIR", "Received", "ReceivedTimeDirectory", "StampReceivedTime",
-           "exchange_time",
+           "exchange_time", "mirror_timestamp",
            "received", "received_time", "record_received", "recorded", "zip_entry_time"]
 
 #: the folder, beside ``submitted/``, holding one record per hand-in
@@ -48,6 +48,8 @@ RECEIVED_DIR = "received"
 #: the source named by a record made at grading, for a hand-in the intake never saw
 FALLBACK = "no intake record: the time it was first graded"
 UTC = dt.timezone.utc
+#: the hand-in's file nbgrader reads a time from
+TIMESTAMP = "timestamp.txt"
 
 
 @dataclass(frozen=True)
@@ -74,7 +76,11 @@ def _ledger(root: Path, student: str, ps: str) -> Path:
 
 
 def hand_in_digest(folder: Path) -> str:
-    """SHA-256 of the hand-in's plain files (names and bytes): a record holds only for them."""
+    """SHA-256 of the hand-in's plain files (names and bytes): a record holds only for them.
+
+    The hand-in's own ``timestamp.txt`` is left out: no rule reads it, and the course writes
+    the received time into it (:func:`mirror_timestamp`).
+    """
     digest = hashlib.sha256()
     folder = Path(folder)
     if folder.is_dir():
@@ -82,7 +88,8 @@ def hand_in_digest(folder: Path) -> str:
             dirnames.sort()
             for name in sorted(filenames):
                 path = Path(dirpath) / name
-                if path.is_symlink() or not path.is_file():
+                if path.is_symlink() or not path.is_file() or (
+                        name == TIMESTAMP and Path(dirpath) == folder):
                     continue
                 digest.update(str(path.relative_to(folder)).encode("utf-8", "surrogateescape") + b"\0")
                 with open(path, "rb") as fh:
@@ -115,7 +122,28 @@ def record_received(course, student: str, ps: str, when: dt.datetime, source: st
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    mirror_timestamp(root / "submitted" / student / ps, record.time)
     return record
+
+
+def mirror_timestamp(folder: Path, when: dt.datetime) -> None:
+    """Write the received time ``when`` as the ``timestamp.txt`` of the graded copy in
+    ``folder`` (``submitted/``, ``autograded/``), in nbgrader's format, replacing the
+    student's: nbgrader's own readers (formgrader's "autograded" test compares it with the
+    gradebook's time; ``release_feedback`` prints it) then agree with the course's record,
+    and the student's text, escapes and all, reaches no terminal. Never through a link."""
+    folder = Path(folder)
+    if not folder.is_dir() or folder.is_symlink():
+        return
+    text = f"{_utc(when).replace(tzinfo=None):%Y-%m-%d %H:%M:%S.%f} UTC"
+    path = folder / TIMESTAMP
+    try:
+        if not path.is_symlink() and path.is_file() and path.read_text(errors="replace") == text:
+            return
+        path.unlink(missing_ok=True)
+        path.write_text(text)
+    except OSError:
+        pass  # a folder the course cannot write: the record still answers every rule
 
 
 def _read(path: Path) -> dict | None:
@@ -224,8 +252,6 @@ class StampReceivedTime(NbGraderPreprocessor):
             if submission.timestamp != when:
                 submission.timestamp = when
                 gb.db.commit()
-        graded = root / "autograded" / meta["student"] / meta["assignment"]
-        if graded.is_dir():
-            (graded / "timestamp.txt").unlink(missing_ok=True)  # never written through a link
-            (graded / "timestamp.txt").write_text(f"{when:%Y-%m-%d %H:%M:%S.%f} UTC")
+        for step in ("submitted", "autograded"):
+            mirror_timestamp(root / step / meta["student"] / meta["assignment"], when)
         return nb, resources

@@ -29,6 +29,7 @@ from kit.intake.received import (
     received,
     received_time,
     record_received,
+    recorded,
     zip_entry_time,
 )
 from kit.intake.submitted import build_submission
@@ -170,3 +171,29 @@ def test_plain_nbgrader_autograde_records_the_received_time_before_late_penaltie
     with Gradebook(course.db_url) as gb:
         assert gb.find_submission(PS, "mal").timestamp == when.replace(tzinfo=None)
     assert (graded / "timestamp.txt").read_text() == "2026-12-01 12:00:00.000000 UTC"
+    assert (folder / "timestamp.txt").read_text() == "2026-12-01 12:00:00.000000 UTC"
+    assert recorded(course, "mal", PS).source == "test intake"  # the rewrite keeps the record
+
+
+@pytest.mark.parametrize("laid", ["by the intake", "by hand"])
+def test_formgrader_sees_a_hand_in_graded_by_nbgrader_as_autograded(tmp_path, released_ps1, laid):
+    """Formgrader calls a hand-in autograded only when the gradebook's time equals the time
+    nbgrader reads from ``submitted/``: the course writes the received time there too, so the
+    TA's table shows the score whatever the student's ``timestamp.txt`` said (it stayed empty
+    when only the gradebook held the received time)."""
+    from nbgrader.api import Gradebook
+
+    from kit.intake.submitted import lay
+
+    course = released_ps1(tmp_path / "course")
+    dest = lay(course, PS, "ada", build_submission(course, PS))
+    (dest.parent / "timestamp.txt").write_text(FORGED["past"])  # the student's own clock
+    if laid == "by hand":
+        (course.root / "received").rename(tmp_path / "no-record")
+    api = course.api()  # plain nbgrader's course directory, as formgrader's
+    assert api.autograde(PS, "ada", force=True, create=True)["success"]
+    got = api.get_submission(PS, "ada")
+    assert got["autograded"] and got["score"] > 0, got
+    with Gradebook(course.db_url) as gb:
+        assert gb.find_submission(PS, "ada").timestamp == received_time(course, "ada", PS)
+    assert "2020" not in (dest.parent / "timestamp.txt").read_text()
