@@ -12,6 +12,7 @@ import pytest
 from kit.autograde import autograde_student
 from kit.course import REPO_ROOT, Course
 from kit.intake.collect import CollectError, import_zip, main, name_pattern, plan, report
+from kit.intake.received import received_time
 from kit.intake.submitted import build_submission
 from tests.support.nbgrading import auto_points, read_source, variants
 
@@ -113,7 +114,12 @@ def test_import_files_each_student_grades_and_is_replaced_only_with_force(tmp_pa
     assert result.ignored == [NOT_IN_PATTERN] and result.other_notebook == [OTHER_NOTEBOOK]
     submitted = sorted(str(p.relative_to(course.root / "submitted"))
                        for p in (course.root / "submitted").rglob("*") if p.is_file())
-    assert submitted == sorted(f"{s}/{PS}/{PS}.ipynb" for s, _ in EXPORT.values())
+    # the notebook, and the time the course received it in nbgrader's timestamp.txt
+    assert submitted == sorted(f"{s}/{PS}/{name}" for s, _ in EXPORT.values()
+                               for name in (f"{PS}.ipynb", "timestamp.txt"))
+    for student, _ in EXPORT.values():
+        stamp = (course.root / "submitted" / student / PS / "timestamp.txt").read_text()
+        assert stamp == f"{received_time(course, student, PS):%Y-%m-%d %H:%M:%S.%f} UTC"
 
     # the late, renamed file with the classic mistake: it loses what the variant says
     scores = autograde_student(course, PS, "bob_not_centred")
