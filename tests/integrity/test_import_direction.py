@@ -32,6 +32,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("kit.engines.cputime",),
     # where a course lives, how nbgrader is driven for it; student text made inert on a terminal
     ("kit.course", "kit.inert"),
+    # student text made plain text in the pages the kit writes itself (the overview)
+    ("kit.html.escape",),
     # the grader's secret that salts each student's hidden inputs (kept in the course
     # directory); the roster's salted hashes that a release may carry
     ("kit.secret", "kit.roster"),
@@ -54,6 +56,9 @@ LAYERS: list[tuple[str, ...]] = [
     ("kit.engines",),  # grading jobs: intake checks, sandboxed run, feedback page
     ("kit.gradebook",),  # export, hand grades, the move to PostgreSQL
     ("kit.report",),  # the class report, from outcomes and the gradebook
+    # worked solutions on each student's numbers: the calendar says when, the sandbox runs
+    # them, the feedback's exporter renders them, nbgrader's exchange hands them back
+    ("kit.solutions",),
     # the commands a TA types, and the pointers of renamed ones
     ("kit.autograde", "kit.variants", "kit.collect", "kit.gradebook_move",
      "kit.kernelenv", "kit.kernelspec", "kit.hub", "kit.hub_config"),
