@@ -10,7 +10,9 @@ nbgrader's documented JupyterHub set-up for one course:
 - the groups ``nbgrader-kernel_pca`` (students) and ``formgrade-kernel_pca`` (TA and
   instructor); the formgrade group may reach the course's formgrader, a hub-managed Jupyter
   server (service ``kernel_pca``) running in the course directory;
-- the service ``kpca-check`` (:mod:`kit.checks.service`) with its own token and role; the
+- the service ``kpca-check`` (:mod:`kit.checks.service`) with its own token and role (and
+  each student's overview of the term, ``/services/kpca-check/overview/``, behind the hub's
+  OAuth login); the
   students' role, and through ``Spawner.server_token_scopes`` their servers' tokens, may
   access it (a TA's or instructor's token may not); each student's server gets
   ``KPCA_CHECK_URL`` (:func:`check_url`: the service through the proxy, at the hub's public
@@ -119,7 +121,11 @@ c.JupyterHub.services = [
         "name": "kpca-check",
         "url": f"http://127.0.0.1:{PORTS[3]}",
         "command": [sys.executable, "-m", "kit.checks.service"],
-        "environment": {"KPCA_COURSE_DIR": str(COURSE),
+        # KPCA_HOMES: where the overview sees that a student fetched a problem set
+        "environment": {"KPCA_COURSE_DIR": str(COURSE), "KPCA_HOMES": str(HUB / "home" / "{student}"),
                         "PYTHONPATH": os.environ.get("PYTHONPATH", "")},
+        # the students' overview (<prefix>overview/) logs in through the hub's OAuth: a
+        # student who may access the service is not asked to confirm it
+        "oauth_no_confirm": True,
     },
 ]

@@ -20,6 +20,9 @@ answer that runs out of time (or of memory) costs its sender: the attempt is spe
 their checks pause for ``cooldown_seconds``; nobody else's judgement is touched. On every
 path out the reservation is settled or given back.
 
+``GET <prefix>overview/`` is the logged-in student's own overview of the term, behind the
+hub's login (:mod:`kit.checks.overview_web`).
+
 Run by the hub (``make hub``, README) as ``python -m kit.checks.service``: it listens where
 ``JUPYTERHUB_SERVICE_URL`` says, under ``JUPYTERHUB_SERVICE_PREFIX``, and asks the hub at
 ``JUPYTERHUB_API_URL``; ``--port``/``--api-url``/``--course`` set them by hand. SIGINT or
@@ -64,9 +67,14 @@ class NotFound(JsonErrors):
 
 
 def make_app(course: Path, api_url: str, prefix: str = "/services/kpca-check/",
-             overrides: dict | None = None, service: str | None = None) -> web.Application:
+             overrides: dict | None = None, service: str | None = None,
+             hub_auth=None) -> web.Application:
     """The service's tornado application for the course at ``course``; ``service`` is its
-    name on the hub (default ``JUPYTERHUB_SERVICE_NAME``, else ``kpca-check``)."""
+    name on the hub (default ``JUPYTERHUB_SERVICE_NAME``, else ``kpca-check``);
+    ``hub_auth``: the students' overview's hub login (default
+    :func:`kit.checks.overview_web.hub_oauth`, from the hub's environment)."""
+    from kit.checks.overview_web import hub_oauth, routes
+
     policy = Policy(course, overrides)
     settings = policy.settings
     state = {"policy": policy, "store": Store(policy.db_url), "identities": Identities(api_url),
@@ -75,9 +83,11 @@ def make_app(course: Path, api_url: str, prefix: str = "/services/kpca-check/",
              "service": service or os.environ.get("JUPYTERHUB_SERVICE_NAME", "kpca-check"),
              "recent": {}, "busy": {}, "cooling": {}}
     prefix = "/" + prefix.strip("/") + "/"
+    state["hub_auth"] = hub_auth or hub_oauth(api_url, prefix, state["service"])
     app = web.Application([(prefix + "check", CheckHandler, {"state": state}),
-                           (prefix + "health", HealthHandler, {"state": state})],
-                          default_handler_class=NotFound)
+                           (prefix + "health", HealthHandler, {"state": state}),
+                           *routes(prefix, state)],
+                          default_handler_class=NotFound, cookie_secret=os.urandom(32))
     app.kpca_state = state
     return app
 
