@@ -20,8 +20,10 @@ c.CourseDirectory.db_url = (os.environ.get("KPCA_DB_URL")
 c.Exchange.root = os.environ.get("KPCA_EXCHANGE", "/srv/nbgrader/exchange")
 # Students write into the exchange's inbound/ and collect reads it with the TA's rights:
 # this collect copies plain files only, and skips (one line each) a hand-in holding a
-# symbolic link, a hard link, a FIFO or a device (kit/intake/steps.py).
-c.ExchangeFactory.collect = "kit.intake.steps.SafeCollect"
+# symbolic link, a hard link, a FIFO or a device (kit/intake/steps.py). Of a student's
+# hand-ins it takes the latest the exchange received by their own due date (and grace) in
+# the course calendar, else the latest, and records the others (kit/term/intake.py).
+c.ExchangeFactory.collect = "kit.term.intake.TermCollect"
 
 # LMS course: `nbgrader zip_collect <ps>` (or `python -m kit.collect --zip`) files each
 # notebook of downloaded/<ps>/extracted/ by its name, Canvas style:

@@ -12,9 +12,12 @@ is filed by its name, Canvas style (``c.FileNameCollectorPlugin.named_regexp`` i
 The checks come before nbgrader touches anything: a missing zip, an unknown problem set,
 a zip with no notebook for it, or an earlier import that would be overwritten (``--force``
 replaces it) stop with a message naming the problem. Each imported hand-in's time is its zip
-entry's time, which the LMS wrote (:mod:`kit.intake.received`). A student with two files for the
-problem set is skipped, with a line naming both files; the others are imported. A file
-that is not a plain file is never imported (``kit.intake.steps.SafeFileNameCollector``).
+entry's time, which the LMS wrote (:mod:`kit.intake.received`). A student with several
+files for the problem set gets the latest received by their own due date (and grace), else
+the latest (:mod:`kit.intake.choose`), the others recorded as not taken; with no due date
+for them (no calendar, exempt) or files of one time, they are skipped, with a line naming
+the files; the others are imported. A file that is not a plain file is never imported
+(``kit.intake.steps.SafeFileNameCollector``).
 
 A JupyterHub course collects from the exchange with plain ``nbgrader collect <ps>``.
 """
@@ -33,6 +36,7 @@ from pathlib import Path
 
 from kit.course import ASSIGNMENTS, REPO_ROOT, Course, prepare_environment
 from kit.inert import inert
+from kit.intake import choose
 from kit.intake.received import record_received, zip_entry_time
 
 
@@ -53,14 +57,18 @@ class ZipPlan:
     other_notebook : list
         Names that match the pattern but hold another notebook than ``<ps>.ipynb``.
     twice : dict
-        ``{student: [file names]}`` of the students with more than one ``<ps>`` notebook:
-        not imported (nobody can tell which one they meant).
+        ``{student: [file names]}`` of the students with more than one ``<ps>`` notebook
+        that no rule chooses between: not imported (nobody can tell which one they meant).
+    chosen : dict
+        ``{student: kit.intake.choose.Choice}`` of the students with several notebooks of
+        whom the rule took one (by the zip entries' times and their own due date).
     """
 
     students: dict[str, str] = field(default_factory=dict)
     ignored: list[str] = field(default_factory=list)
     other_notebook: list[str] = field(default_factory=list)
     twice: dict[str, list[str]] = field(default_factory=dict)
+    chosen: dict = field(default_factory=dict)  # {student: kit.intake.choose.Choice}
 
 
 #: a name in the zip longer than this, or whose last part is over 255 characters, is not a
@@ -118,7 +126,39 @@ def _check(course: Course, assignment: str, zip_path: Path) -> None:
         raise CollectError(f"{zip_path} is not a zip archive")
 
 
-def import_zip(course: Course, assignment: str, zip_path, force: bool = False) -> ZipPlan:
+def settle(result: ZipPlan, archive: zipfile.ZipFile, due, now: datetime) -> None:
+    """Take one notebook of each student in ``result.twice`` by the rule of
+    :mod:`kit.intake.choose`, when ``due(student)`` gives their due date and grace (None:
+    no rule, they stay in ``twice``) and every file has an LMS time; a tie stays too."""
+    for student, names in list(result.twice.items()):
+        own = due(student) if due else None
+        times = [zip_entry_time(archive.getinfo(n), now) for n in names]
+        if own is None or None in times:
+            continue
+        choice = choose.choose([choose.Candidate(n, t) for n, t in zip(names, times)], *own)
+        if choice.taken is not None:
+            del result.twice[student]
+            result.students[student] = choice.taken.key
+            result.chosen[student] = choice
+    result.students = dict(sorted(result.students.items()))
+
+
+def _copy_chosen(zip_path: Path, dest: Path, result: ZipPlan) -> None:
+    """``zip_path`` as it is, less the notebooks the rule did not take (entries and their
+    times kept), so nbgrader's import sees one notebook per student."""
+    dropped = {c.key for choice in result.chosen.values() for c in choice.others}
+    if not dropped:
+        shutil.copyfile(zip_path, dest)
+        return
+    with zipfile.ZipFile(zip_path) as src, zipfile.ZipFile(dest, "w") as out:
+        for info in src.infolist():
+            if info.filename not in dropped:
+                with src.open(info) as fin, out.open(info, "w") as fout:
+                    shutil.copyfileobj(fin, fout)
+
+
+def import_zip(course: Course, assignment: str, zip_path, force: bool = False,
+               due=None) -> ZipPlan:
     """Import an LMS export of ``assignment`` into ``submitted/`` with ``nbgrader zip_collect``.
 
     Parameters
@@ -132,6 +172,11 @@ def import_zip(course: Course, assignment: str, zip_path, force: bool = False) -
     force : bool
         Replace an earlier import of ``assignment`` (``downloaded/<ps>/``) and the
         ``submitted/`` folders of the students in this zip.
+    due : callable, optional
+        ``due(student)``: their own due date (aware) and grace in seconds, or None
+        (:func:`kit.term.intake.due_of` gives the course calendar's): a student with several
+        notebooks gets the latest received by then (:func:`settle`); without it, or for a
+        student without a due date, several notebooks are not imported.
 
     Returns
     -------
@@ -148,9 +193,11 @@ def import_zip(course: Course, assignment: str, zip_path, force: bool = False) -
     _check(course, assignment, zip_path)
     downloaded = course.root / "downloaded" / assignment
     archive_dir = downloaded / "archive"
+    imported_at = datetime.now(timezone.utc)
     with zipfile.ZipFile(zip_path) as archive:  # zip_collect extracts it to extracted/<zip name>/
         result = plan(archive.namelist(), name_pattern(course), assignment,
                       where=str(downloaded / "extracted" / zip_path.stem))
+        settle(result, archive, due, imported_at)
     if not result.students and result.twice:
         raise CollectError(f"nothing to import from {zip_path.name}:\n"
                            + report(result, assignment))
@@ -169,8 +216,7 @@ def import_zip(course: Course, assignment: str, zip_path, force: bool = False) -
                 f"an earlier import of {assignment} is there; --force replaces it:{listed}")
     shutil.rmtree(archive_dir, ignore_errors=True)
     archive_dir.mkdir(parents=True)
-    shutil.copyfile(zip_path, archive_dir / zip_path.name)
-    imported_at = datetime.now(timezone.utc)
+    _copy_chosen(zip_path, archive_dir / zip_path.name, result)
     _zip_collect(course, assignment, force)
     missing = [s for s in result.students
                if not course.notebook("submitted", assignment, s).exists()]
@@ -190,7 +236,9 @@ def _record_times(course: Course, assignment: str, zip_path: Path, result: ZipPl
             when = zip_entry_time(archive.getinfo(name), imported_at)
             source = (f"LMS export {zip_path.name}: the zip entry's time" if when is not None
                       else f"LMS export {zip_path.name} (no time in the zip): the import's time")
-            record_received(course, student, assignment, when or imported_at, source)
+            choice = result.chosen.get(student)
+            record_received(course, student, assignment, when or imported_at, source,
+                            choose.record_of(choice) if choice else None)
 
 
 def _zip_collect(course: Course, assignment: str, force: bool) -> None:
@@ -220,10 +268,14 @@ def report(result: ZipPlan, assignment: str) -> str:
     lines += [f"  ! not imported, {len(files)} {assignment} notebooks for {inert(s)} (keep one "
               f"and import again): {_listed(files)}"
               for s, files in result.twice.items()]
+    lines += ["  " + line for s, choice in result.chosen.items()
+              for line in choose.describe(s, choice)]
     return "\n".join(lines)
 
 
-def main(argv=None) -> int:
+def main(argv=None, due_of=None) -> int:
+    """The command; ``due_of(course, ps)`` gives :func:`import_zip`'s ``due`` (``python -m
+    kit.collect`` passes the calendar's, :func:`kit.term.intake.due_of`)."""
     parser = argparse.ArgumentParser(prog="python -m kit.collect",
                                      description=__doc__.splitlines()[0])
     parser.add_argument("assignment", help="the problem set the zip holds, e.g. ps1_circle_lift")
@@ -232,8 +284,10 @@ def main(argv=None) -> int:
                         help="replace an earlier import and these students' submitted/ folders")
     args = parser.parse_args(argv)
     try:
-        result = import_zip(Course(REPO_ROOT), args.assignment, args.zip, force=args.force)
-    except CollectError as exc:
+        course = Course(REPO_ROOT)
+        result = import_zip(course, args.assignment, args.zip, force=args.force,
+                            due=due_of(course, args.assignment) if due_of else None)
+    except (CollectError, ValueError) as exc:
         print(f"kit.intake.collect: {exc}", file=sys.stderr)
         return 2
     print(report(result, args.assignment))

@@ -105,15 +105,19 @@ def _utc(when: dt.datetime) -> dt.datetime:
     return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
 
 
-def record_received(course, student: str, ps: str, when: dt.datetime, source: str) -> Received:
+def record_received(course, student: str, ps: str, when: dt.datetime, source: str,
+                    passed_over: list | None = None) -> Received:
     """Record that ``student``'s hand-in of ``ps`` (as it is now in ``submitted/``) arrived at
-    ``when`` (naive: UTC), known from ``source``; replaces an earlier record."""
+    ``when`` (naive: UTC), known from ``source``; replaces an earlier record. ``passed_over``:
+    the student's other hand-ins, not taken (:func:`kit.intake.choose.record_of`)."""
     root = _root(course)
     path = _ledger(root, student, ps)
     record = Received(_utc(when), str(source))
     path.parent.mkdir(parents=True, exist_ok=True)
     data = {"time": record.time.isoformat(), "source": record.source,
             "digest": hand_in_digest(root / "submitted" / student / ps)}
+    if passed_over:
+        data["passed_over"] = list(passed_over)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".received-")
     try:
         with os.fdopen(fd, "w") as fh:

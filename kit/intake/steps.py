@@ -5,10 +5,13 @@ Named in ``nbgrader_config.py``, so plain nbgrader commands in the course direct
 * :class:`SafeCollect` (``c.ExchangeFactory.collect``): ``nbgrader collect`` (and
   formgrader's *Collect*) copies each hand-in from the exchange's ``inbound/`` with
   :func:`kit.intake.safefiles.copy_tree`; a hand-in holding a link, a FIFO or a device is not
-  collected, with one line naming the student and the file; the others are. Each
-  student's latest hand-in is the one received last (:func:`kit.intake.received.exchange_time`,
-  never the time in the folder's name, which the student writes), and the time it was
-  received is recorded outside the hand-in (:mod:`kit.intake.received`).
+  collected, with one line naming the student and the file; the others are. Of a student's
+  hand-ins, the one taken is the latest received by their due date (and grace), else the
+  latest (:mod:`kit.intake.choose`; the due date from :class:`kit.term.intake.TermCollect`,
+  none here), by the time the exchange received each
+  (:func:`kit.intake.received.exchange_time`, never the time in the folder's name, which
+  the student writes); that time, and the hand-ins not taken, are recorded outside the
+  hand-in (:mod:`kit.intake.received`).
 * :class:`SafeFileNameCollector` (``c.ZipCollectApp.collector_plugin``): ``nbgrader
   zip_collect`` files a notebook only when it is a plain file, and skips, with one line, a
   student with two files for one notebook (nbgrader would stop the whole import).
@@ -21,6 +24,7 @@ Named in ``nbgrader_config.py``, so plain nbgrader commands in the course direct
 from __future__ import annotations
 
 import datetime as dt
+import glob
 import os
 import re
 import shutil
@@ -29,11 +33,11 @@ from pathlib import Path
 from nbgrader.exchange.default.collect import ExchangeCollect
 from nbgrader.plugins import FileNameCollectorPlugin
 from nbgrader.preprocessors import NbGraderPreprocessor
-from nbgrader.utils import ignore_patterns
+from nbgrader.utils import check_mode, ignore_patterns
 
 from kit.inert import inert
+from kit.intake import choose, safefiles
 from kit.intake import received as received_times
-from kit.intake import safefiles
 
 __all__ = ["CheckSubmittedFiles", "SafeCollect", "SafeFileNameCollector"]
 
@@ -55,16 +59,53 @@ class SafeCollect(ExchangeCollect):
             when = dt.datetime.min.replace(tzinfo=dt.timezone.utc)
         return {"username": parts[0], "filename": filename, "timestamp": when.replace(tzinfo=None)}
 
+    def due(self, student: str) -> tuple[dt.datetime, float] | None:
+        """``student``'s own due date (aware) and the grace after it in seconds, or None: the
+        intake knows no calendar (:class:`kit.term.intake.TermCollect` does)."""
+        return None
+
     def init_src(self):
+        """Each student's hand-in by the rule of :mod:`kit.intake.choose` (the latest received
+        by their due date and grace, else the latest), from the exchange's times."""
         self._collect_time = dt.datetime.now(dt.timezone.utc)
-        super().init_src()
+        if self.coursedir.course_id == "":
+            self.fail("No course id specified. Re-run with --course flag.")
+        self.course_path = os.path.join(self.root, self.coursedir.course_id)
+        self.inbound_path = os.path.join(self.course_path, "inbound")
+        if not os.path.isdir(self.inbound_path):
+            self.fail(f"Course not found: {self.inbound_path}")
+        if not check_mode(self.inbound_path, read=True, execute=True):
+            self.fail(f"You don't have read permissions for the directory: {self.inbound_path}")
+        student = self.coursedir.student_id or "*"  # nbgrader's --student is a glob
+        pattern = os.path.join(glob.escape(self.inbound_path),
+                               f"{student}+{glob.escape(self.coursedir.assignment_id)}+*")
+        by_student: dict = {}
+        for path in glob.glob(pattern):
+            record = self._path_to_record(path)
+            by_student.setdefault(record["username"], []).append(record)
+        self.src_records, self._passed = [], {}
+        for username, records in sorted(by_student.items()):
+            due = self.due(username)
+            candidates = {id(r): choose.Candidate(r["filename"], r["timestamp"].replace(
+                tzinfo=dt.timezone.utc)) for r in records}
+            choice = choose.choose(candidates.values(), *(due or (None, 0.0)))
+            for line in choose.describe(username, choice):
+                (self.log.info if choice.taken else self.log.warning)(line)
+            if choice.taken is not None:
+                self.src_records.append(next(r for r in records if candidates[id(r)] is choice.taken))
+                self._passed[username] = (choice.taken.time, choose.record_of(choice))
 
     def _recorded_time(self, dest_path):
         """The time recorded for what ``submitted/<student>/<ps>`` holds (None: no record for
         these files): what stock collect compares a newer hand-in with."""
-        found = received_times.recorded(self.coursedir.root, Path(dest_path).parent.name,
-                                        Path(dest_path).name)
-        return found.time.replace(tzinfo=None) if found else None
+        student = Path(dest_path).parent.name
+        found = received_times.recorded(self.coursedir.root, student, Path(dest_path).name)
+        if found is None:
+            return None
+        taken = self._passed.get(student, (None,))[0]
+        if taken is not None and found.time != taken:  # not what the rule takes: --update
+            return dt.datetime.min  # replaces it (stock collect copies only a newer time)
+        return found.time.replace(tzinfo=None)
 
     def copy_files(self):
         kept = []
@@ -99,9 +140,11 @@ class SafeCollect(ExchangeCollect):
             self.log.error(safefiles.refusal_line(Path(src).name.split("+")[0], exc.found))
             return
         when = self._times.get(src) or received_times.exchange_time(src, self._collect_time)
+        student = Path(dest).parent.name
         received_times.record_received(
-            self.coursedir.root, Path(dest).parent.name, Path(dest).name, when,
-            "exchange collect: the latest inode change (ctime) of the hand-in in inbound/")
+            self.coursedir.root, student, Path(dest).name, when,
+            "exchange collect: the latest inode change (ctime) of the hand-in in inbound/",
+            self._passed.get(student, (None, None))[1])
         if self.coursedir.groupshared:  # as nbgrader's own do_copy
             for dirpath, _, filenames in os.walk(dest):
                 _add_mode(dirpath, 0o2770, 0o2777, self.log)
