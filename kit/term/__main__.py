@@ -126,6 +126,20 @@ def _student(course: Course, cal: Calendar, gb, args) -> str:
     return ps
 
 
+def _known_to_show(course: Course, cal: Calendar, student: str) -> None:
+    """ValueError unless ``student`` is known (the gradebook, ``submitted/``, the calendar):
+    a mistyped name must not print the class's dates as if they were that student's."""
+    from nbgrader.api import Gradebook
+
+    named = {s for by in (*cal.extensions.values(), *cal.exemptions.values()) for s in by}
+    if student in named:
+        return
+    with Gradebook(course.db_url) as gb:
+        if student not in known_students(course, gb):
+            raise ValueError(f"unknown student {student!r}: not in the gradebook, submitted/ "
+                             "or the calendar")
+
+
 def show(cal: Calendar, student: str | None = None) -> list[str]:
     """The calendar as lines: per problem set its dates and policy, or ``student``'s own."""
     lines = []
@@ -174,11 +188,14 @@ def main(argv=None) -> int:
     course = Course(args.course.resolve())
     try:
         cal = load(course)
-        if args.command == "show":
-            print("\n".join(show(cal, args.student)))
-            return 0
         quiet_gradebook()
         from nbgrader.api import Gradebook
+
+        if args.command == "show":
+            if args.student is not None:
+                _known_to_show(course, cal, args.student)
+            print("\n".join(show(cal, args.student)))
+            return 0
 
         from kit.term.late import apply
 

@@ -79,6 +79,16 @@ def test_extensions_days_until_and_exemption_give_each_student_their_own_due(cou
     assert due_for(course, "ada", PS) == dt.datetime(2026, 12, 14, 16, tzinfo=UTC)
 
 
+def test_show_prints_a_known_student_s_own_due_date(course, capsys):
+    assert term(course, "set", PS, "--due", DUE) == 0
+    assert term(course, "extend", "ada", PS, "--days", "3", "--reason", "ill") == 0
+    capsys.readouterr()
+    assert term(course, "show", "--student", "ada") == 0  # known by a hand-in
+    assert "due 2026-12-13 17:00 Europe/Berlin (extension: ill)" in capsys.readouterr().out
+    assert term(course, "show", "--student", "cleo") == 0  # known by the gradebook
+    assert "due 2026-12-10 17:00 Europe/Berlin" in capsys.readouterr().out
+
+
 def test_the_course_may_be_named_before_or_after_the_command(course, capsys):
     assert main(["set", PS, "--due", DUE, "--course", str(course.root)]) == 0
     assert main(["--course", str(course.root), "show"]) == 0
@@ -103,6 +113,7 @@ def test_no_calendar_means_no_due_date(course):
     (["set", PS, "--due", DUE, "--late", "10% a day"], "cannot read"),
     (["set", PS, "--due", DUE, "--late", "150% per day"], "more than 100%"),
     (["extend", "mallory", PS, "--days", "2", "--reason", "x"], "unknown student"),
+    (["show", "--student", "mallory"], "unknown student"),
     (["extend", "ada", "ps9_nothing", "--days", "2", "--reason", "x"], "unknown problem set"),
     (["extend", "ada", PS, "--days", "-2", "--reason", "x"], "positive number of days"),
     (["extend", "ada", PS, "--days", "0", "--reason", "x"], "positive number of days"),
