@@ -1,0 +1,107 @@
+"""When a student's worked solution may go out: their own due date, the class's last one.
+
+Two times per student and problem set, both from the course calendar (:mod:`kit.term`):
+
+* ``answers_at``: the student's own due date (extension included) once no hand-in of theirs
+  can still count: the late policy's grace, or, when the policy takes every point after some
+  days (``none``, or a penalty per step reaching 100%), that moment. From then on the exact
+  answers worked on their own numbers may go out: nobody else has those numbers.
+* ``code_at``: the same moment for the student whose due date is the class's last (every
+  extension of the problem set in the calendar). Code solutions and written answers are the
+  same for every student, so by default they wait for it; ``code_now`` gives each student
+  theirs at ``answers_at``.
+
+An exempt student has no due date of their own: they get their answers at the problem set's
+due date and the code with the class. A late policy under which a hand-in counts however late
+(``off``, or a penalty capped below 100%) would let a student hand in again after reading the
+solution, so the release is refused unless the instructor accepts that (``late_open``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from dataclasses import dataclass
+
+from kit.inert import inert
+from kit.term import Calendar
+from kit.term.times import Policy, show_time
+
+__all__ = ["Schedule", "SolutionRefused", "decide", "late_window", "schedule"]
+
+#: the two forms of a worked solution
+FULL, ANSWERS = "full", "answers"
+
+
+class SolutionRefused(ValueError):
+    """A worked solution may not go out (yet); the message names the student and the time."""
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """``answers_at`` / ``code_at`` (aware UTC) and what each is, in words."""
+
+    student: str
+    ps: str
+    due: dt.datetime
+    answers_at: dt.datetime
+    code_at: dt.datetime
+    zone: str
+    why_due: str
+
+    def shown(self, when: dt.datetime) -> str:
+        return show_time(when, self.zone)
+
+
+def late_window(policy: Policy) -> dt.timedelta | None:
+    """How long after a due date a hand-in can still earn points; None: without end."""
+    grace = dt.timedelta(seconds=policy.grace)
+    if policy.zero:
+        return grace
+    if policy.rate > 0 and policy.cap >= 1:
+        steps = math.ceil(1 / policy.rate - 1e-9)  # from this step on, everything is taken
+        return max(grace, dt.timedelta(seconds=(steps - 1) * policy.step))
+    return None
+
+
+def _closes(due: dt.datetime, policy: Policy, late_open: bool, ps: str) -> dt.datetime:
+    window = late_window(policy)
+    if window is None:
+        if not late_open:
+            raise SolutionRefused(
+                f"{ps}'s late policy ({policy.text!r}) lets a hand-in count however late it comes: "
+                "a student could hand in again after reading the solution. Close late work first "
+                f"(python -m kit.term set {ps} --late \"<grace>; none\", or a cap of 100%), or "
+                "pass --late-open to release anyway")
+        window = dt.timedelta(seconds=policy.grace)
+    return due + window
+
+
+def schedule(cal: Calendar, ps: str, student: str, code_now: bool = False,
+             late_open: bool = False) -> Schedule:
+    """``student``'s :class:`Schedule` for ``ps``; :class:`SolutionRefused` when ``ps`` has
+    no due date (then no time is safe) or its late policy never closes."""
+    entry = cal.entry(ps)
+    if entry is None or entry.due is None:
+        raise SolutionRefused(f"{ps} has no due date, so no solution can be released safely: "
+                              f"set it first (python -m kit.term set {ps} --due ...)")
+    own = cal.due_for(student, ps)
+    if own is None:  # exempt
+        own, why = entry.due, f"exempt ({inert(cal.exemption(student, ps))}): the problem set's due date"
+    else:
+        why = "extension included" if cal.extension(student, ps) else "the class's due date"
+    last = max([entry.due] + [ext.due(entry.due) for ext in cal.extensions.get(ps, {}).values()])
+    answers_at = _closes(own, entry.late, late_open, ps)
+    code_at = answers_at if code_now else max(answers_at, _closes(last, entry.late, late_open, ps))
+    return Schedule(student, ps, own, answers_at, code_at, entry.zone, why)
+
+
+def decide(sched: Schedule, now: dt.datetime) -> str:
+    """:data:`FULL` or :data:`ANSWERS` at ``now``; :class:`SolutionRefused` before ``answers_at``."""
+    if now < sched.answers_at:
+        after = "" if sched.answers_at == sched.due else (
+            f"; hand-ins count until {sched.shown(sched.answers_at)} under the late policy")
+        raise SolutionRefused(
+            f"{inert(sched.student)}: no solution of {sched.ps} before their due date, "
+            f"{sched.shown(sched.due)} ({sched.why_due}){after}")
+    return FULL if now >= sched.code_at else ANSWERS

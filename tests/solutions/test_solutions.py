@@ -1,0 +1,238 @@
+"""Worked solutions on each student's own numbers (``python -m kit.solutions``).
+
+A released ps1 course whose calendar makes ps1 due at 2026-12-10 16:00 UTC (grace 15 min,
+then no late hand-ins), bob having two more days and cy exempt; ada hands in through a real
+exchange (nbgrader's release_assignment, fetch_assignment, submit, collect) and has a
+feedback page. Before the due date nobody gets anything; a day after it ada gets her exact
+answers (the code waits for bob's extension) and fetches them with ``nbgrader
+fetch_feedback``, bob nothing; after bob's extension a student whose id is markup gets the
+whole solution. Each build runs in the grading sandbox (about 10 s).
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import html
+import os
+import shutil
+import zipfile
+from contextlib import contextmanager
+
+import nbformat
+import pytest
+
+from kit.solutions import SolutionRefused, release_solutions
+from kit.solutions.__main__ import main
+from kit.solutions.build import check_student_id, leaks
+from kit.solutions.schedule import ANSWERS, FULL, decide, late_window, schedule
+from kit.term import NOW_VAR, save
+from kit.term.calendar import Calendar, Entry, Extension
+from kit.term.times import parse_policy
+from kpca_ref import variants
+from tests.intake.test_exchange import nbgrader, student_env
+from tests.support.nbgrading import TEST_SECRET, hidden_test_lines, pin_secret, read_source
+
+PS = "ps1_circle_lift"
+DUE = dt.datetime(2026, 12, 10, 16, 0, tzinfo=dt.timezone.utc)
+#: an id that is markup, quotes and an ampersand: it must stay text everywhere
+MARKUP = "<img src=x onerror=alert(1)>\"&'"
+FEEDBACK_MARK = "FEEDBACK-PAGE-OF-ADA"
+
+
+def calendar(late: str = "grace 15m; none") -> Calendar:
+    cal = Calendar.empty()
+    cal.entries[PS] = Entry(None, DUE, "Europe/Berlin", parse_policy(late))
+    cal.extensions[PS] = {"bob": Extension("ill, note seen", days=2)}
+    cal.exemptions[PS] = {"cy": "joined late"}
+    return cal
+
+
+@contextmanager
+def exchange_env(exchange):
+    before = os.environ.get("KPCA_EXCHANGE")
+    os.environ["KPCA_EXCHANGE"] = str(exchange)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("KPCA_EXCHANGE", None)
+        else:
+            os.environ["KPCA_EXCHANGE"] = before
+
+
+@pytest.fixture(scope="module")
+def term(tmp_path_factory, released_ps1):
+    tmp = tmp_path_factory.mktemp("solutions")
+    course = released_ps1(tmp / "course")
+    pin_secret(course)
+    save(course, calendar())
+    roster = tmp / "roster.csv"
+    with roster.open("w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh).writerows([["student_id"], ["ada"], ["bob"], ["cy"], [MARKUP]])
+    exchange, home = tmp / "exchange", tmp / "home" / "ada"
+    home.mkdir(parents=True)
+    instructor = {**os.environ, "KPCA_EXCHANGE": str(exchange)}
+    nbgrader("release_assignment", PS, cwd=course.root, env=instructor)
+    ada = student_env(home, "ada")
+    where = f"--Exchange.root={exchange}"
+    nbgrader("fetch_assignment", PS, "--course", "kernel_pca", where, cwd=home, env=ada)
+    nbgrader("submit", PS, "--course", "kernel_pca", "--student=ada", where, cwd=home, env=ada)
+    nbgrader("collect", PS, cwd=course.root, env=instructor)
+    # ada's feedback page as generate_feedback leaves it (grading is tested elsewhere)
+    feedback = course.root / "feedback" / "ada" / PS
+    feedback.mkdir(parents=True)
+    for name in ("timestamp.txt", "submission_secret.txt"):
+        shutil.copyfile(course.root / "submitted" / "ada" / PS / name, feedback / name)
+    (feedback / f"{PS}.html").write_text(
+        f"<!DOCTYPE html><html><head><title>{PS}</title></head><body><main><p>{FEEDBACK_MARK}</p>"
+        "</main></body></html>", encoding="utf-8")
+    with exchange_env(exchange):
+        day_after = release_solutions(course, PS, ["ada", "bob"], now=DUE + dt.timedelta(days=1),
+                                      hub=True, roster=roster)
+    after_all = release_solutions(course, PS, [MARKUP], now=DUE + dt.timedelta(days=3), roster=roster)
+    return {"course": course, "roster": roster, "exchange": exchange, "home": home, "ada": ada,
+            "day_after": {o.student: o for o in day_after},
+            "after_all": {o.student: o for o in after_all}}
+
+
+def folder(course, student):
+    return course.root / "solutions" / student / PS
+
+
+def texts(course, student) -> list[str]:
+    """Every file written for ``student``: the notebook, the page, and the zip's members."""
+    base = folder(course, student)
+    found = [base.joinpath(f"{PS}_solution.ipynb").read_text(encoding="utf-8"),
+             base.joinpath(f"{PS}_solution.html").read_text(encoding="utf-8")]
+    with zipfile.ZipFile(base / f"{PS}_solution.zip") as zf:
+        found += [zf.read(name).decode("utf-8") for name in zf.namelist()]
+    return found
+
+
+def printed(course, student) -> str:
+    nb = nbformat.read(folder(course, student) / f"{PS}_solution.ipynb", as_version=4)
+    return "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+
+
+def test_nothing_goes_out_before_a_students_own_due_date(term, monkeypatch, capsys):
+    course = term["course"]
+    before = DUE - dt.timedelta(minutes=1)
+    outcomes = release_solutions(course, PS, ["bob", "cy"], now=before, roster=term["roster"])
+    assert [o.form for o in outcomes] == ["refused", "refused"]
+    assert "bob: no solution of ps1_circle_lift before their due date, 2026-12-12 17:00 " \
+           "Europe/Berlin (extension included)" in outcomes[0].message
+    assert not folder(course, "bob").exists() and not folder(course, "cy").exists()
+    # the command: one line naming the student and their due date, exit status 2
+    monkeypatch.setenv(NOW_VAR, "2026-12-10 17:14 Europe/Berlin")  # within the grace
+    assert main([PS, "--students", "cy", "--roster", str(term["roster"]),
+                 "--course", str(course.root)]) == 2
+    err = capsys.readouterr().err
+    assert "not yet: cy: no solution of ps1_circle_lift before their due date, 2026-12-10 17:00" in err
+    assert "hand-ins count until 2026-12-10 17:15 Europe/Berlin" in err
+    assert not folder(course, "cy").exists()
+
+
+def test_a_student_with_an_extension_waits_while_classmates_get_theirs(term):
+    day_after = term["day_after"]
+    assert day_after["ada"].form == ANSWERS
+    assert day_after["bob"].form == "refused" and "2026-12-12 17:00" in day_after["bob"].message
+    assert not folder(term["course"], "bob").exists()
+    assert not (term["course"].root / "solutions_hub" / "bob").exists()
+
+
+def test_before_the_last_extension_only_the_exact_answers_are_worked(term):
+    course = term["course"]
+    nb = nbformat.read(folder(course, "ada") / f"{PS}_solution.ipynb", as_version=4)
+    out = printed(course, "ada")
+    for item, name in (("ps1_lift_dot_u", "lift_dot_u"), ("ps1_circle_u", "u_circle")):
+        assert f"{name} = {variants.answer(item, 'ada')[0]}" in out
+    assert "Your numbers (variant for 'ada')" in out
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    assert "np.ones_like(f1)" not in code and "NotImplementedError" in code  # lift as released
+    plot = next(c for c in nb.cells if "recover_circle(X_noisy)" in c.source)
+    assert plot.outputs == []  # drawn by the code solution: not shown yet
+    assert "YOUR ANSWER HERE" in "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+
+
+def test_on_the_hub_the_student_fetches_the_solution_with_the_feedback(term):
+    hashed = list((term["exchange"] / "kernel_pca" / "feedback").glob("*.html"))
+    assert len(hashed) == 1  # ada's only: bob has to wait
+    nbgrader("fetch_feedback", PS, "--course", "kernel_pca", f"--Exchange.root={term['exchange']}",
+             cwd=term["home"], env=term["ada"])
+    pages = list((term["home"] / PS / "feedback").glob(f"*/{PS}.html"))
+    assert len(pages) == 1
+    page = pages[0].read_text(encoding="utf-8")
+    assert FEEDBACK_MARK in page and "Worked solution of ps1_circle_lift on your numbers" in page
+    assert page.index(FEEDBACK_MARK) < page.index("Worked solution of")
+    assert html.escape(f"lift_dot_u = {variants.answer('ps1_lift_dot_u', 'ada')[0]}") in page
+    assert page.count("<main") == 1
+
+
+def test_the_whole_solution_is_the_students_own_and_holds_nothing_of_the_grader(term):
+    course = term["course"]
+    assert term["after_all"][MARKUP].form == FULL
+    files = texts(course, MARKUP)
+    nb = nbformat.reads(files[0], as_version=4)
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    assert "np.ones_like(f1)" in code  # the code solution of lift
+    out = printed(course, MARKUP)
+    assert f"Your numbers (variant for {MARKUP!r})" in out
+    mine, ada = (variants.answer("ps1_circle_u", s)[0] for s in (MARKUP, "ada"))
+    assert mine != ada
+    assert f"u_circle = {mine}" in out and f"u_circle = {ada}" not in out
+    every = files + [html.unescape(files[1])]
+    for line in hidden_test_lines(PS):
+        assert not any(line in text for text in every), line
+    assert not any(TEST_SECRET in text or TEST_SECRET[:16] in text for text in every)
+    assert not any(c.metadata.get("nbgrader") for c in nb.cells)
+    page = files[1]
+    assert "<img src=x" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
+
+
+def test_the_guard_finds_hidden_lines_and_the_secret(term):
+    course, source = term["course"], read_source(PS)
+    line = min(hidden_test_lines(PS))
+    assert leaks(["clean text"], course.root, source) == []
+    assert leaks([f"x\n{line}\n"], course.root, source)
+    assert leaks([html.escape(line)], course.root, source)
+    assert leaks([f"salt {TEST_SECRET}"], course.root, source)
+
+
+def test_the_schedule_follows_the_calendar():
+    cal = calendar()
+    ada, bob, cy = (schedule(cal, PS, s) for s in ("ada", "bob", "cy"))
+    grace = dt.timedelta(minutes=15)
+    assert (ada.answers_at, ada.code_at) == (DUE + grace, DUE + dt.timedelta(days=2) + grace)
+    assert bob.answers_at == bob.code_at == DUE + dt.timedelta(days=2) + grace
+    assert (cy.answers_at, cy.code_at) == (ada.answers_at, ada.code_at)  # exempt: the class's date
+    assert schedule(cal, PS, "ada", code_now=True).code_at == ada.answers_at
+    assert decide(ada, DUE + dt.timedelta(days=1)) == ANSWERS
+    assert decide(ada, DUE + dt.timedelta(days=3)) == FULL
+    with pytest.raises(SolutionRefused, match="ada: no solution"):
+        decide(ada, DUE + dt.timedelta(minutes=14))
+    # a late hand-in counts until the penalty takes everything: 10% a day, the 10th day on
+    assert late_window(parse_policy("10% per day")) == dt.timedelta(days=9)
+    assert late_window(parse_policy("grace 1h; none")) == dt.timedelta(hours=1)
+    for endless in ("off", "10% per day; cap 50%"):
+        assert late_window(parse_policy(endless)) is None
+        with pytest.raises(SolutionRefused, match="however late"):
+            schedule(calendar(endless), PS, "ada")
+        assert schedule(calendar(endless), PS, "ada", late_open=True).answers_at == DUE
+    with pytest.raises(SolutionRefused, match="has no due date"):
+        schedule(Calendar.empty(), PS, "ada")
+
+
+@pytest.mark.parametrize("bad", ["", " ada", "../ada", "a/b", ".hidden", "ada\x1b[2J", "ada\u202e",
+                                 "x" * 200])
+def test_ids_that_cannot_name_a_folder_are_refused(bad):
+    with pytest.raises(ValueError, match="cannot name a folder"):
+        check_student_id(bad)
+
+
+def test_unknown_students_and_problem_sets_are_refused(term):
+    with pytest.raises(ValueError, match="unknown student 'zed'"):
+        release_solutions(term["course"], PS, ["zed"], now=DUE)
+    with pytest.raises(ValueError, match="unknown problem set"):
+        release_solutions(term["course"], "ps9_nothing", ["ada"], now=DUE)
+    assert check_student_id(MARKUP) == MARKUP
