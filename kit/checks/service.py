@@ -43,6 +43,7 @@ from urllib.parse import urlsplit
 from tornado import ioloop, web
 
 from kit.checks.access import Identities
+from kit.checks.due import DueHandler
 from kit.checks.gate import DRAIN_BODY, CheckHandler, JsonErrors
 from kit.checks.judges import Judges
 from kit.checks.policy import Policy
@@ -86,6 +87,7 @@ def make_app(course: Path, api_url: str, prefix: str = "/services/kpca-check/",
     state["hub_auth"] = hub_auth or hub_oauth(api_url, prefix, state["service"])
     app = web.Application([(prefix + "check", CheckHandler, {"state": state}),
                            (prefix + "health", HealthHandler, {"state": state}),
+                           (prefix + "due", DueHandler, {"state": state}),
                            *routes(prefix, state)],
                           default_handler_class=NotFound, cookie_secret=os.urandom(32))
     app.kpca_state = state

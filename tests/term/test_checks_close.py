@@ -59,3 +59,73 @@ def test_checks_close_at_the_students_own_due_date(service, monkeypatch):
     monkeypatch.setenv(NOW_VAR, "2026-12-10 15:59 UTC")  # before it
     status, reply = service.post(answer("ada"), token="tok-ada")
     assert (status, reply["verdict"]) == (200, "right"), reply
+
+
+def _notebook_due(service, monkeypatch, token: str | None, ps: str = "ps1_circle_lift", **env):
+    """What the numbers cell's ``due_date()`` prints and returns, run as on the hub."""
+    import contextlib
+    import io
+    import os
+
+    from kpca_ref.variants.cell_due import DUE_CALL, DUE_PART
+
+    monkeypatch.setenv("KPCA_CHECK_URL", service.url)
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    if token is None:
+        monkeypatch.delenv("JUPYTERHUB_API_TOKEN", raising=False)
+    else:
+        monkeypatch.setenv("JUPYTERHUB_API_TOKEN", token)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    scope, out = {"_os": os, "_PS": ps}, io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(DUE_PART + "\n_line = " + DUE_CALL, scope)  # noqa: S102 - the numbers cell's part
+    assert (scope["_line"] or "") == out.getvalue().strip()
+    return out.getvalue().strip()
+
+
+def test_the_notebook_shows_each_student_s_own_due_date(service, monkeypatch):
+    monkeypatch.setenv(NOW_VAR, "2026-12-09 12:00 UTC")
+    assert _notebook_due(service, monkeypatch, "tok-ada") == (
+        "Your due date for ps1_circle_lift: 2026-12-10 17:00 Europe/Berlin. Late: no penalty.")
+    assert _notebook_due(service, monkeypatch, "tok-bob").startswith(
+        "Your due date for ps1_circle_lift: 2026-12-12 17:00 Europe/Berlin (an extension of 2 "
+        "days: ill).")
+    assert _notebook_due(service, monkeypatch, "tok-cy") == (
+        "You are exempt from ps1_circle_lift's due date (joined late).")
+    assert _notebook_due(service, monkeypatch, "tok-ada", "ps2_feature_maps") == (
+        "ps2_feature_maps has no due date yet.")
+    monkeypatch.setenv(NOW_VAR, "2026-12-11 16:00 UTC")
+    assert "; it passed 1 day ago." in _notebook_due(service, monkeypatch, "tok-ada")
+    # graded or validated, off the hub: nothing printed, nothing asked
+    assert _notebook_due(service, monkeypatch, "tok-ada", NBGRADER_EXECUTION="autograde") == ""
+    assert _notebook_due(service, monkeypatch, None) == ""
+    # staff, a stranger, a service that cannot be reached: a line saying so, no date
+    assert "not shown" in _notebook_due(service, monkeypatch, "tok-tom")
+    assert "not shown (this hub token is not valid" in _notebook_due(service, monkeypatch, "tok-x")
+    unreachable = type(service)("http://127.0.0.1:9/nothing/", service.course, service.db)
+    assert "cannot say right now" in _notebook_due(unreachable, monkeypatch, "tok-ada")
+
+
+def test_the_due_date_request_reads_one_name_and_answers_clean_json(service, monkeypatch):
+    from kit.term import load
+
+    status, reply = service.exchange(b'{"problem_set": "ps9_nothing"}', "tok-ada", "due")
+    assert status == 404 and b"no such problem set" in reply
+    for body in (b"not json", b'{"problem_set": 7}', b"[]", b"{" * 10_000,
+                 json_body := b'{"problem_set": "' + b"x" * 100_000 + b'"}'):
+        status, reply = service.exchange(body, "tok-ada", "due")
+        assert status in (400, 404, 413), (status, reply[:200])
+    assert len(json_body) > 4096
+    assert service.exchange(b"{}", None, "due")[0] == 401
+    # a reason written with markup and terminal escapes reaches the notebook as plain text
+    cal = load(service.course)
+    before = (service.course / "term.json").read_text()
+    cal.extensions["ps1_circle_lift"]["bob"] = Extension("<script>alert(1)</script>\x1b[2J\u202e", days=2)
+    save(service.course, cal)
+    try:
+        status, reply = service.exchange(b'{"problem_set": "ps1_circle_lift"}', "tok-bob", "due")
+    finally:
+        (service.course / "term.json").write_text(before)
+    assert status == 200 and b"<" not in reply and b"\\u001b" not in reply and b"\x1b" not in reply
+    assert b"\\u202e" not in reply and "alert(1)" in reply.decode()
