@@ -97,11 +97,12 @@ def schedule(cal: Calendar, ps: str, student: str, code_now: bool = False,
 
 
 def decide(sched: Schedule, now: dt.datetime) -> str:
-    """:data:`FULL` or :data:`ANSWERS` at ``now``; :class:`SolutionRefused` before ``answers_at``."""
-    if now < sched.answers_at:
+    """:data:`FULL` or :data:`ANSWERS` at ``now``; :class:`SolutionRefused` until ``answers_at``
+    has passed (a hand-in received at that very moment still counts)."""
+    if now <= sched.answers_at:
         after = "" if sched.answers_at == sched.due else (
             f"; hand-ins count until {sched.shown(sched.answers_at)} under the late policy")
         raise SolutionRefused(
             f"{inert(sched.student)}: no solution of {sched.ps} before their due date, "
             f"{sched.shown(sched.due)} ({sched.why_due}){after}")
-    return FULL if now >= sched.code_at else ANSWERS
+    return FULL if now > sched.code_at else ANSWERS

@@ -22,16 +22,25 @@ from contextlib import contextmanager
 import nbformat
 import pytest
 
+from kit.course import ASSIGNMENTS
+from kit.judge.plan import planned_entries
 from kit.solutions import SolutionRefused, release_solutions
 from kit.solutions.__main__ import main
 from kit.solutions.build import check_student_id, leaks
+from kit.solutions.notebook import CODE, EXACT, answers_only, solution_notebook
 from kit.solutions.schedule import ANSWERS, FULL, decide, late_window, schedule
 from kit.term import NOW_VAR, save
 from kit.term.calendar import Calendar, Entry, Extension
 from kit.term.times import parse_policy
 from kpca_ref import variants
 from tests.intake.test_exchange import nbgrader, student_env
-from tests.support.nbgrading import TEST_SECRET, hidden_test_lines, pin_secret, read_source
+from tests.support.nbgrading import (
+    TEST_SECRET,
+    hidden_test_lines,
+    pin_secret,
+    read_release,
+    read_source,
+)
 
 PS = "ps1_circle_lift"
 DUE = dt.datetime(2026, 12, 10, 16, 0, tzinfo=dt.timezone.utc)
@@ -209,8 +218,10 @@ def test_the_schedule_follows_the_calendar():
     assert schedule(cal, PS, "ada", code_now=True).code_at == ada.answers_at
     assert decide(ada, DUE + dt.timedelta(days=1)) == ANSWERS
     assert decide(ada, DUE + dt.timedelta(days=3)) == FULL
-    with pytest.raises(SolutionRefused, match="ada: no solution"):
-        decide(ada, DUE + dt.timedelta(minutes=14))
+    for early in (DUE + dt.timedelta(minutes=14), ada.answers_at):  # a hand-in still counts
+        with pytest.raises(SolutionRefused, match="ada: no solution"):
+            decide(ada, early)
+    assert decide(ada, ada.code_at) == ANSWERS
     # a late hand-in counts until the penalty takes everything: 10% a day, the 10th day on
     assert late_window(parse_policy("10% per day")) == dt.timedelta(days=9)
     assert late_window(parse_policy("grace 1h; none")) == dt.timedelta(hours=1)
@@ -236,3 +247,25 @@ def test_unknown_students_and_problem_sets_are_refused(term):
     with pytest.raises(ValueError, match="unknown problem set"):
         release_solutions(term["course"], "ps9_nothing", ["ada"], now=DUE)
     assert check_student_id(MARKUP) == MARKUP
+
+
+@pytest.mark.parametrize("ps", ASSIGNMENTS)
+def test_every_problem_set_builds_without_hidden_tests_and_masks_its_code(ps):
+    """Built, not run (each problem set's run in the sandbox is ten seconds): no hidden-test
+    line or nbgrader metadata; every exact item's cell is worked; the answers-only form has
+    every code and written answer exactly as released."""
+    nb, kinds = solution_notebook(read_source(ps), "ada")
+    text = nbformat.writes(nb)
+    assert not [line for line in hidden_test_lines(ps) if line in text]
+    assert 'STUDENT_ID = "ada"' in text.replace("'ada'", '"ada"')
+    exact = {name for kind, names, _ in kinds if kind == EXACT for name in names}
+    source = read_source(ps)
+    graded = {expr.split("[")[0] for c in source.cells if "HIDDEN TESTS" in c.source
+              for kind, _, expr, _ in planned_entries(c.source) if kind == "grade_exact"}
+    assert graded and graded <= exact
+    release = {c.metadata["nbgrader"]["grade_id"]: c.source for c in read_release(ps).cells
+               if c.metadata.get("nbgrader", {}).get("solution")}
+    masked = answers_only(nb, kinds, read_release(ps))
+    for cell, (kind, _, gid) in zip(masked.cells, kinds):
+        if kind == CODE:
+            assert cell.source == release[gid], gid
