@@ -15,6 +15,7 @@ where a course lives. Each stage of the flow is a package, in the order the data
 - :mod:`kit.html`      student content made inert for every HTML view
 - :mod:`kit.gradebook` grades out, hand grades in, the move to PostgreSQL
 - :mod:`kit.report`    the class report
+- :mod:`kit.solutions` worked solutions on each student's numbers, after their due date
 
 Imports run one way, down this list's layers: ``tests/integrity/test_import_direction.py``.
 """
