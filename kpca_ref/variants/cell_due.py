@@ -48,5 +48,6 @@ DUE_PART = '''def due_date():
     print(line[:500])
     return line[:500]'''
 
-#: the numbers cell's last line: the due date under the numbers
-DUE_CALL = "due_date()"
+#: the numbers cell's last line: the due date under the numbers (kept in a name, so the
+#: line is printed once and not shown again as the cell's value)
+DUE_CALL = "_DUE_LINE = due_date()"

@@ -79,8 +79,8 @@ def _notebook_due(service, monkeypatch, token: str | None, ps: str = "ps1_circle
         monkeypatch.setenv(name, value)
     scope, out = {"_os": os, "_PS": ps}, io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(DUE_PART + "\n_line = " + DUE_CALL, scope)  # noqa: S102 - the numbers cell's part
-    assert (scope["_line"] or "") == out.getvalue().strip()
+        exec(DUE_PART + "\n" + DUE_CALL, scope)  # noqa: S102 - the numbers cell's part
+    assert (scope["_DUE_LINE"] or "") == out.getvalue().strip()
     return out.getvalue().strip()
 
 
