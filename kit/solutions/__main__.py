@@ -34,6 +34,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="code solutions at each student's own due date, not the class's last")
     parser.add_argument("--late-open", action="store_true",
                         help="release although the late policy lets a hand-in count however late")
+    parser.add_argument("--workers", type=int, default=2,
+                        help="solutions built at once, each in a sandboxed kernel (default 2)")
     parser.add_argument("--course", type=Path, default=REPO_ROOT, help="the course directory")
     return parser
 
@@ -45,7 +47,8 @@ def main(argv=None) -> int:
     named = [s.strip() for s in args.students.split(",")] if args.students else None
     try:
         outcomes = release_solutions(args.course.resolve(), args.ps, named, code_now=args.code_now,
-                                     late_open=args.late_open, hub=args.hub, roster=args.roster)
+                                     late_open=args.late_open, hub=args.hub, roster=args.roster,
+                                     workers=args.workers)
     except ValueError as exc:
         print(f"kit.solutions: error: {inert(str(exc).splitlines()[0])}", file=sys.stderr)
         return 2

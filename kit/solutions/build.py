@@ -117,9 +117,34 @@ def _page(nb, ps: str) -> str:
     return page
 
 
+def _build(course: Course, ps: str, student: str, form: str, sched, when, source_nb, release_nb,
+           kernel: str | None) -> tuple[Outcome, str]:
+    """One student's solution, run, checked and written: ``(outcome, page)``."""
+    nb, kinds = notebook.solution_notebook(source_nb, student)
+    nb = notebook.run(nb, student, kernel=kernel)
+    if form == ANSWERS:
+        if release_nb is None:
+            raise ValueError(f"{ps} has no release to take the code cells from: "
+                             f"python -m kit.release {ps}")
+        nb = notebook.answers_only(nb, kinds, release_nb)
+    text, page = nbformat.writes(nb), _page(nb, ps)
+    found = leaks([text, page], course.root, source_nb)
+    if found:
+        raise ValueError(f"{inert(student)}'s solution of {ps} was not written: it holds "
+                         + "; ".join(found))
+    record = {"problem_set": ps, "student": student, "form": form,
+              "released": when.isoformat(), "due": sched.due.isoformat(),
+              "code_solutions_from": sched.code_at.isoformat()}
+    files = handout.write_files(course.root / handout.FOLDER / student / ps, ps, text, page, record)
+    what = ("the whole worked solution" if form == FULL else
+            f"the exact answers on their numbers (code solutions from {sched.shown(sched.code_at)})")
+    return Outcome(student, form, f"{inert(student)}: {what}", files), page
+
+
 def release_solutions(course, ps: str, students=None, now: dt.datetime | None = None,
                       code_now: bool = False, late_open: bool = False, hub: bool = False,
-                      roster: Path | None = None, kernel: str | None = None) -> list[Outcome]:
+                      roster: Path | None = None, workers: int = 2,
+                      kernel: str | None = None) -> list[Outcome]:
     """Build and hand out the worked solutions of ``ps`` for ``students`` (default: every
     student the course knows) at ``now`` (default :func:`kit.term.now`).
 
@@ -127,49 +152,40 @@ def release_solutions(course, ps: str, students=None, now: dt.datetime | None = 
     until when); past it, the exact answers worked on their numbers; once the class's last
     extension has passed (or with ``code_now``), the whole solution. ``hub``: also release
     to the exchange for ``nbgrader fetch_feedback``. ``roster``: a CSV naming students the
-    gradebook does not know yet. ``kernel``: run in another kernelspec
-    than the grading sandbox (tests of the build only).
+    gradebook does not know yet. ``workers``: solutions built at once (each runs a sandboxed
+    kernel). ``kernel``: run in another kernelspec than the grading sandbox (tests of the
+    build only). Outcomes come in the order of the students.
     """
+    from concurrent.futures import ThreadPoolExecutor
+
     course = course if isinstance(course, Course) else Course(Path(course))
     if ps not in ASSIGNMENTS:
         raise ValueError(f"unknown problem set {inert(ps)!r}: one of {', '.join(ASSIGNMENTS)}")
+    if not 1 <= int(workers) <= 64:
+        raise ValueError(f"workers must be 1 to 64, got {workers!r}")
     when = now or term_now()
     cal = load(course)
     source_nb = nbformat.read(course.notebook("source", ps), as_version=4)
     release_path = course.notebook("release", ps)
     release_nb = nbformat.read(release_path, as_version=4) if release_path.is_file() else None
-    outcomes, staged = [], False
-    for student in _students(course, students, roster):
+    outcomes, due, names = {}, [], _students(course, students, roster)
+    for student in names:
         sched = schedule(cal, ps, student, code_now=code_now, late_open=late_open)
         try:
-            form = decide(sched, when)
+            due.append((student, decide(sched, when), sched))
         except SolutionRefused as exc:
-            outcomes.append(Outcome(student, "refused", str(exc)))
-            continue
-        nb, kinds = notebook.solution_notebook(source_nb, student)
-        nb = notebook.run(nb, student, kernel=kernel)
-        if form == ANSWERS:
-            if release_nb is None:
-                raise ValueError(f"{ps} has no release to take the code cells from: "
-                                 f"python -m kit.release {ps}")
-            nb = notebook.answers_only(nb, kinds, release_nb)
-        text, page = nbformat.writes(nb), _page(nb, ps)
-        found = leaks([text, page], course.root, source_nb)
-        if found:
-            raise ValueError(f"{inert(student)}'s solution of {ps} was not written: it holds "
-                             + "; ".join(found))
-        record = {"problem_set": ps, "student": student, "form": form,
-                  "released": when.isoformat(), "due": sched.due.isoformat(),
-                  "code_solutions_from": sched.code_at.isoformat()}
-        files = handout.write_files(course.root / handout.FOLDER / student / ps, ps, text, page, record)
-        what = ("the whole worked solution" if form == FULL else
-                f"the exact answers on their numbers (code solutions from {sched.shown(sched.code_at)})")
-        outcome = Outcome(student, form, f"{inert(student)}: {what}", files)
-        if hub:
-            heading = f"Worked solution of {ps} on your numbers"
-            outcome.hub = handout.stage_for_hub(course.root, ps, student, page, heading)
-            staged = staged or not outcome.hub
-        outcomes.append(outcome)
+            outcomes[student] = Outcome(student, "refused", str(exc))
+    with ThreadPoolExecutor(max_workers=int(workers)) as pool:
+        built = [(student, pool.submit(_build, course, ps, student, form, sched, when, source_nb,
+                                       release_nb, kernel)) for student, form, sched in due]
+        pages = {}
+        for student, future in built:
+            outcomes[student], pages[student] = future.result()
+    staged = False
+    for student in pages if hub else ():
+        heading = f"Worked solution of {ps} on your numbers"
+        outcomes[student].hub = handout.stage_for_hub(course.root, ps, student, pages[student], heading)
+        staged = staged or not outcomes[student].hub
     if staged:
         handout.release_to_exchange(course, ps)
-    return outcomes
+    return [outcomes[s] for s in names]

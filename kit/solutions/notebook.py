@@ -18,7 +18,6 @@ import copy
 import os
 import re
 import tempfile
-from contextlib import contextmanager
 
 from kit.judge.plan import planned_entries
 
@@ -100,33 +99,41 @@ def solution_notebook(source_nb, student: str):
     return nb, kinds
 
 
-@contextmanager
-def _student_env(student: str):
-    """``KPCA_STUDENT_ID`` for the kernel (the sandbox passes only it and a few like it)."""
-    names = ("KPCA_STUDENT_ID", "KPCA_NUMBERS_FROM_LOGIN", "JUPYTERHUB_USER")
-    before = {n: os.environ.get(n) for n in names}
-    os.environ["KPCA_STUDENT_ID"] = student
-    os.environ.pop("KPCA_NUMBERS_FROM_LOGIN", None)
-    os.environ.pop("JUPYTERHUB_USER", None)
-    try:
-        yield
-    finally:
-        for name, value in before.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+def _execute_step():
+    """:class:`kit.sandbox.execute.SandboxedExecute` that names the student to the kernel.
+
+    The kernel gets ``KPCA_STUDENT_ID`` in the environment it is started with (never this
+    process's own, so several students can run at once) and no ``KPCA_NUMBERS_FROM_LOGIN``
+    or ``JUPYTERHUB_USER``: the numbers cell draws that student's numbers.
+    """
+    from nbclient.util import run_sync
+    from traitlets import Unicode
+
+    from kit.sandbox.execute import SandboxedExecute
+
+    class SolutionExecute(SandboxedExecute):
+        student = Unicode("")
+
+        async def async_start_new_kernel(self, **kwargs):
+            env = dict(kwargs.pop("env", None) or os.environ)
+            for name in ("KPCA_NUMBERS_FROM_LOGIN", "JUPYTERHUB_USER"):
+                env.pop(name, None)
+            env["KPCA_STUDENT_ID"] = self.student
+            return await super().async_start_new_kernel(env=env, **kwargs)
+
+        start_new_kernel = run_sync(async_start_new_kernel)
+
+    return SolutionExecute
 
 
 def run(nb, student: str, kernel: str | None = None, timeout: int = 120):
     """Execute ``nb`` in the grading sandbox (``kernel``: another kernelspec, for tests of
     this module only) in an empty folder; ValueError naming the first cell that failed."""
-    from kit.sandbox.execute import SandboxedExecute
-
-    step = SandboxedExecute(timeout=timeout, allow_errors=True, interrupt_on_timeout=True)
+    step = _execute_step()(timeout=timeout, allow_errors=True, interrupt_on_timeout=True,
+                           student=student)
     if kernel:
         step.kernel_name = kernel
-    with tempfile.TemporaryDirectory(prefix="kpca-solution-") as folder, _student_env(student):
+    with tempfile.TemporaryDirectory(prefix="kpca-solution-") as folder:
         nb, _ = step.preprocess(nb, {"metadata": {"path": folder}})
     for index, cell in enumerate(nb.cells):
         for out in cell.get("outputs", []):

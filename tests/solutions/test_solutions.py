@@ -97,8 +97,8 @@ def term(tmp_path_factory, released_ps1):
         f"<!DOCTYPE html><html><head><title>{PS}</title></head><body><main><p>{FEEDBACK_MARK}</p>"
         "</main></body></html>", encoding="utf-8")
     with exchange_env(exchange):
-        day_after = release_solutions(course, PS, ["ada", "bob"], now=DUE + dt.timedelta(days=1),
-                                      hub=True, roster=roster)
+        day_after = release_solutions(course, PS, ["ada", "bob", "cy"], now=DUE + dt.timedelta(days=1),
+                                      hub=True, roster=roster, workers=2)
     after_all = release_solutions(course, PS, [MARKUP], now=DUE + dt.timedelta(days=3), roster=roster)
     return {"course": course, "roster": roster, "exchange": exchange, "home": home, "ada": ada,
             "day_after": {o.student: o for o in day_after},
@@ -126,25 +126,30 @@ def printed(course, student) -> str:
 
 def test_nothing_goes_out_before_a_students_own_due_date(term, monkeypatch, capsys):
     course = term["course"]
+    cy_before = (folder(course, "cy") / "released.json").read_text(encoding="utf-8")
     before = DUE - dt.timedelta(minutes=1)
     outcomes = release_solutions(course, PS, ["bob", "cy"], now=before, roster=term["roster"])
     assert [o.form for o in outcomes] == ["refused", "refused"]
     assert "bob: no solution of ps1_circle_lift before their due date, 2026-12-12 17:00 " \
            "Europe/Berlin (extension included)" in outcomes[0].message
-    assert not folder(course, "bob").exists() and not folder(course, "cy").exists()
+    assert "cy: no solution of ps1_circle_lift before their due date, 2026-12-10 17:00 " \
+           "Europe/Berlin (exempt (joined late): the problem set's due date)" in outcomes[1].message
+    assert not folder(course, "bob").exists()
+    assert (folder(course, "cy") / "released.json").read_text(encoding="utf-8") == cy_before
     # the command: one line naming the student and their due date, exit status 2
-    monkeypatch.setenv(NOW_VAR, "2026-12-10 17:14 Europe/Berlin")  # within the grace
-    assert main([PS, "--students", "cy", "--roster", str(term["roster"]),
+    monkeypatch.setenv(NOW_VAR, "2026-12-12 17:14 Europe/Berlin")  # within bob's grace
+    assert main([PS, "--students", "bob", "--roster", str(term["roster"]),
                  "--course", str(course.root)]) == 2
     err = capsys.readouterr().err
-    assert "not yet: cy: no solution of ps1_circle_lift before their due date, 2026-12-10 17:00" in err
-    assert "hand-ins count until 2026-12-10 17:15 Europe/Berlin" in err
-    assert not folder(course, "cy").exists()
+    assert "not yet: bob: no solution of ps1_circle_lift before their due date, 2026-12-12 17:00" in err
+    assert "hand-ins count until 2026-12-12 17:15 Europe/Berlin" in err
+    assert not folder(course, "bob").exists()
 
 
 def test_a_student_with_an_extension_waits_while_classmates_get_theirs(term):
     day_after = term["day_after"]
     assert day_after["ada"].form == ANSWERS
+    assert day_after["cy"].form == ANSWERS  # exempt: the problem set's due date
     assert day_after["bob"].form == "refused" and "2026-12-12 17:00" in day_after["bob"].message
     assert not folder(term["course"], "bob").exists()
     assert not (term["course"].root / "solutions_hub" / "bob").exists()
@@ -164,9 +169,21 @@ def test_before_the_last_extension_only_the_exact_answers_are_worked(term):
     assert "YOUR ANSWER HERE" in "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
 
 
+def test_solutions_built_at_once_hold_each_students_own_numbers(term):
+    """ada's and cy's were built side by side (two kernels): each has their own numbers."""
+    course = term["course"]
+    for me, other in (("ada", "cy"), ("cy", "ada")):
+        out = printed(course, me)
+        assert f"Your numbers (variant for {me!r})" in out and f"for {other!r}" not in out
+        mine, theirs = (variants.answer("ps1_lift_dot_u", s)[0] for s in (me, other))
+        assert mine != theirs and f"lift_dot_u = {mine}" in out
+        assert f"lift_dot_u = {theirs}" not in out
+
+
 def test_on_the_hub_the_student_fetches_the_solution_with_the_feedback(term):
     hashed = list((term["exchange"] / "kernel_pca" / "feedback").glob("*.html"))
-    assert len(hashed) == 1  # ada's only: bob has to wait
+    assert len(hashed) == 1  # ada's only: bob has to wait, cy has nothing graded to attach it to
+    assert "no feedback page to attach the solution to" in term["day_after"]["cy"].hub
     nbgrader("fetch_feedback", PS, "--course", "kernel_pca", f"--Exchange.root={term['exchange']}",
              cwd=term["home"], env=term["ada"])
     pages = list((term["home"] / PS / "feedback").glob(f"*/{PS}.html"))
