@@ -286,3 +286,19 @@ def test_every_problem_set_builds_without_hidden_tests_and_masks_its_code(ps):
     for cell, (kind, _, gid) in zip(masked.cells, kinds):
         if kind == CODE:
             assert cell.source == release[gid], gid
+
+
+def test_a_known_id_that_cannot_name_a_folder_is_refused_with_the_class(term):
+    """A hand-in folder whose name carries a terminal escape: the whole class's run refuses
+    that id in one inert line and goes on with the others."""
+    course = term["course"]
+    odd = course.root / "submitted" / "eve\x1b[2J"
+    odd.mkdir()
+    try:
+        outcomes = {o.student: o for o in release_solutions(course, PS, now=DUE - dt.timedelta(minutes=1))}
+    finally:
+        odd.rmdir()
+    assert "cannot name a folder" in outcomes["eve\x1b[2J"].message
+    assert "\x1b" not in outcomes["eve\x1b[2J"].message and "\\x1b" in outcomes["eve\x1b[2J"].message
+    assert outcomes["ada"].form == "refused" and "before their due date" in outcomes["ada"].message
+    assert not (course.root / "solutions" / "eve\x1b[2J").exists()
