@@ -47,6 +47,7 @@ from kit.checks.due import DueHandler
 from kit.checks.gate import DRAIN_BODY, CheckHandler, JsonErrors
 from kit.checks.judges import Judges
 from kit.checks.policy import Policy
+from kit.checks.practice_gate import PracticeHandler
 from kit.checks.store import Store
 
 __all__ = ["DRAIN_BODY", "listen", "main", "make_app"]
@@ -88,6 +89,7 @@ def make_app(course: Path, api_url: str, prefix: str = "/services/kpca-check/",
     app = web.Application([(prefix + "check", CheckHandler, {"state": state}),
                            (prefix + "health", HealthHandler, {"state": state}),
                            (prefix + "due", DueHandler, {"state": state}),
+                           (prefix + "practice", PracticeHandler, {"state": state}),
                            *routes(prefix, state)],
                           default_handler_class=NotFound, cookie_secret=os.urandom(32))
     app.kpca_state = state

@@ -5,12 +5,15 @@
     python -m kit.term extend ada ps1_circle_lift --days 3 --reason "ill, note seen"
     python -m kit.term extend ada ps1_circle_lift --until "2026-12-14 12:00 Europe/Berlin" --reason ...
     python -m kit.term exempt bob ps1_circle_lift --reason "joined the course late"
+    python -m kit.term set ps1_circle_lift --practice "early; 5 checks; 20 draws"
     python -m kit.term show [--student ada]
 
 Every time names its zone. ``--late none``: no late hand-ins (a hand-in after the due date and
 its grace scores 0); ``--late off``: lateness is shown, nothing is taken. Changing what a graded
 hand-in is judged by (its extension, exemption, the due date or policy) needs ``--regrade``,
 which recomputes the late penalty of the graded hand-ins in the gradebook at once.
+``--practice``: when students may draw practice numbers (``after`` their due date, the
+default, ``early`` or ``off``), checks per item and draw, draws (:mod:`kit.term.practice`).
 Errors: one line naming the problem, exit status 2.
 """
 
@@ -24,6 +27,7 @@ from kit.course import ASSIGNMENTS, REPO_ROOT, Course, quiet_gradebook
 from kit.inert import inert
 from kit.term.calendar import Calendar, Entry, Extension, load, save
 from kit.term.gradebook import check_ps, graded, known_students, sync
+from kit.term.practice import parse_practice
 from kit.term.times import MAX_DAYS, Policy, format_duration, parse_policy, parse_time, show_time
 
 
@@ -40,6 +44,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--opens", help='e.g. "2026-12-03 09:00 Europe/Berlin"')
     p.add_argument("--due", help='e.g. "2026-12-10 17:00 Europe/Berlin"')
     p.add_argument("--late", help='"grace 15m; 10%% per day; cap 50%%", "none" or "off"')
+    p.add_argument("--practice", help='"after; 5 checks; 20 draws" (the default), "early; ..." '
+                   'or "off"')
     p.add_argument("--regrade", action="store_true", help="recompute graded hand-ins' penalties")
     for name, what in (("extend", "give a student more time"), ("exempt", "excuse a student")):
         p = sub.add_parser(name, parents=[where], help=what)
@@ -67,6 +73,7 @@ def _set(course: Course, cal: Calendar, gb, args) -> str:
     if args.due:
         due, name = parse_time(args.due)
     late = parse_policy(args.late) if args.late is not None else old.late
+    practice = parse_practice(args.practice) if args.practice is not None else old.practice
     if opens and due and due <= opens:
         raise ValueError(f"{ps}: the due date {show_time(due, name)} is not after its opening "
                          f"{show_time(opens, name)}")
@@ -74,7 +81,7 @@ def _set(course: Course, cal: Calendar, gb, args) -> str:
         if due is None or (ext.until is not None and ext.until <= due):
             raise ValueError(f"{ps}: {student}'s extension would end before the due date: "
                              "extend it again first")
-    entry = Entry(opens, due, name, late)
+    entry = Entry(opens, due, name, late, practice)
     touched = (entry.due, entry.late) != (old.due, old.late)
     _guard_graded(gb, ps, None, touched and not args.regrade)
     cal.entries[ps] = entry
@@ -153,7 +160,7 @@ def show(cal: Calendar, student: str | None = None) -> list[str]:
 
         if student is None:
             lines.append(f"{ps}: opens {when(entry.opens)}, due {when(entry.due)}, "
-                         f"late: {describe(entry.late)}")
+                         f"late: {describe(entry.late)}; practice: {entry.practice.describe()}")
             for s, ext in sorted(cal.extensions.get(ps, {}).items()):
                 how = f"{ext.days:g} days" if ext.days else "until"
                 lines.append(f"  extension {inert(s)}: {how} -> {when(ext.due(entry.due))} ({inert(ext.reason)})")

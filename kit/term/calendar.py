@@ -17,10 +17,11 @@ import datetime as dt
 import json
 import os
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from kit.course import ASSIGNMENTS
+from kit.term.practice import Practice, parse_practice
 from kit.term.times import MAX_DAYS, Policy, parse_policy, zone
 
 __all__ = ["FILE", "Calendar", "CalendarError", "Entry", "Extension", "load", "save"]
@@ -32,12 +33,14 @@ UTC = dt.timezone.utc
 
 @dataclass(frozen=True)
 class Entry:
-    """One problem set's dates (aware UTC; ``None``: not set), zone name and late policy."""
+    """One problem set's dates (aware UTC; ``None``: not set), zone name, late policy and
+    practice policy (:mod:`kit.term.practice`)."""
 
     opens: dt.datetime | None
     due: dt.datetime | None
     zone: str
     late: Policy
+    practice: Practice = field(default_factory=Practice)
 
 
 @dataclass(frozen=True)
@@ -116,7 +119,9 @@ class Calendar:
         return {
             "version": 1,
             "problem_sets": {ps: {"opens": _iso(e.opens), "due": _iso(e.due), "zone": e.zone,
-                                  "late": e.late.text}
+                                  "late": e.late.text,
+                                  **({"practice": e.practice.text}
+                                     if e.practice != Practice() else {})}
                              for ps, e in sorted(self.entries.items())},
             "extensions": {ps: {s: {"reason": x.reason, "days": x.days, "until": _iso(x.until)}
                                 for s, x in sorted(by.items())}
@@ -138,10 +143,11 @@ class Calendar:
             try:
                 zone(name)
                 late = parse_policy(raw.get("late") or "off")
+                practice = parse_practice(raw.get("practice", "after"))
             except ValueError as exc:
                 raise CalendarError(f"{where}: {exc}") from None
             entry = Entry(_time(raw.get("opens"), f"{where}'s opening"),
-                          _time(raw.get("due"), f"{where}'s due date"), name, late)
+                          _time(raw.get("due"), f"{where}'s due date"), name, late, practice)
             if entry.opens and entry.due and entry.due <= entry.opens:
                 raise CalendarError(f"{where} is due before it opens")
             cal.entries[ps] = entry

@@ -17,7 +17,8 @@ Elsewhere ``STUDENT_ID`` when typed (checked against the course roster when the 
 carries one, :mod:`kpca_ref.variants.cell_extras`); else ``KPCA_STUDENT_ID`` (set by the
 grader to the submission's nbgrader student id, and by instructors to try an id). With none,
 it stops with a message saying what to type. The cell also defines ``check(item, answer)``,
-the instant check of an exact answer on the course's hub (:mod:`kit.checks`).
+the instant check of an exact answer on the course's hub (:mod:`kit.checks`), and
+``practice(k)``, fresh numbers for practice (:mod:`kpca_ref.variants.cell_extras`).
 
 ``python -m kit.variants --write-cells`` rewrites the numbers cell of every source notebook
 from :func:`numbers_cell`; a test checks that the stored cells are current.

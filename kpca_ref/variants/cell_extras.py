@@ -12,6 +12,12 @@
   the hub it prints one line and returns; while nbgrader grades or validates the notebook
   (``NBGRADER_EXECUTION`` set) it prints nothing, so feedback pages stay clean; it never
   raises.
+* :data:`CHECK_PART` also defines ``practice(k)``: fresh numbers for no credit, from the check
+  service's practice draw ``k`` (:mod:`kit.checks.practice`: a numbers id only the service
+  can compute, from which ``your_numbers`` draws them as it draws a student's own). After
+  ``N = practice(k)``, ``check`` checks on draw ``k`` until the numbers cell runs again.
+  While nbgrader grades or validates the notebook it returns the student's own numbers, so
+  a hand-in is graded on them whatever it calls.
 
 Both are plain text: the cell imports nothing of the kit (a student's kernel has none of it).
 """
@@ -77,45 +83,94 @@ CHECK_PART = '''def _wire(value, depth=0):
     return {"u": type(value).__name__[:60]}
 
 
-def check(item, answer):
-    """Check your exact answer `item` (e.g. "ps1_lift_point") now, on the course's JupyterHub.
-
-    Prints right, or wrong with a hint where a known mistake explains it, and the checks you
-    have left. What a check says is not a grade: grading happens when you hand in.
-    """
+def _ask(path, payload, what):
+    """The check service's JSON reply to `payload` posted to `path`, or None (said why)."""
     import json
     import urllib.error
     import urllib.request
 
+    url, token = _os.environ.get("KPCA_CHECK_URL"), _os.environ.get("JUPYTERHUB_API_TOKEN")
+    if not url or not token:
+        print(f"{what}: instant checks and practice work on the course's JupyterHub only (not "
+              "here); your answers are still graded when you hand in.")
+        return None
+    try:
+        body = json.dumps(payload).encode()
+    except (TypeError, ValueError, RecursionError):
+        print(f"{what}: this answer cannot be sent (not an exact value).")
+        return None
+    request = urllib.request.Request(url.rstrip("/") + "/" + path, data=body, method="POST",
+                                     headers={"Authorization": f"token {token}",
+                                              "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=15) as response:
+            return json.loads(response.read(65536))
+    except urllib.error.HTTPError as exc:
+        try:
+            return json.loads(exc.read(65536))
+        except ValueError:
+            return {"message": f"the check service answered {exc.code}; try again later"}
+    except (OSError, ValueError) as exc:
+        print(f"{what}: the check service cannot be reached ({type(exc).__name__}); your "
+              "answers are still graded when you hand in.")
+        return None
+
+
+def check(item, answer):
+    """Check your exact answer `item` (e.g. "ps1_lift_point") now, on the course's JupyterHub.
+
+    Prints right, or wrong with a hint where a known mistake explains it, and the checks you
+    have left. What a check says is not a grade: grading happens when you hand in. After
+    N = practice(k) it checks on practice draw k (for no credit).
+    """
     if _os.environ.get("NBGRADER_EXECUTION"):  # being graded or validated: nothing to say
         return
     if item not in _CHECK_ITEMS:
         print(f"check: {item!r} is not an exact question of this notebook; its names: "
               + ", ".join(_CHECK_ITEMS))
         return
-    url, token = _os.environ.get("KPCA_CHECK_URL"), _os.environ.get("JUPYTERHUB_API_TOKEN")
-    if not url or not token:
-        print("check: instant checks work on the course's JupyterHub only (not here); "
-              "your answer is still graded when you hand in.")
-        return
+    what = f"check {item}" + (f" (practice {_PRACTICE})" if _PRACTICE else "")
     try:
-        body = json.dumps({"item": str(item), "answer": _wire(answer)}).encode()
+        payload = {"item": str(item), "answer": _wire(answer)}
     except (TypeError, ValueError, RecursionError):
-        print(f"check {item}: this answer cannot be sent (not an exact value).")
+        print(f"{what}: this answer cannot be sent (not an exact value).")
         return
-    request = urllib.request.Request(url.rstrip("/") + "/check", data=body, method="POST",
-                                     headers={"Authorization": f"token {token}",
-                                              "Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=15) as response:
-            reply = json.loads(response.read(65536))
-    except urllib.error.HTTPError as exc:
-        try:
-            reply = json.loads(exc.read(65536))
-        except ValueError:
-            reply = {"message": f"the check service answered {exc.code}; try again later"}
-    except (OSError, ValueError) as exc:
-        print(f"check: the check service cannot be reached ({type(exc).__name__}); your "
-              "answer is still graded when you hand in.")
-        return
-    print(f"check {item}: {reply.get('message', 'no answer from the check service')}")'''
+    if _PRACTICE:
+        payload["draw"] = _PRACTICE
+    reply = _ask("practice" if _PRACTICE else "check", payload, what)
+    if reply is not None:
+        print(f"{what}: {reply.get('message', 'no answer from the check service')}")
+
+
+_PRACTICE = None  # the practice draw check() checks on (None: your own numbers)
+
+
+def practice(draw):
+    """Fresh numbers for practice, for no credit: N = practice(1), then practice(2), ...
+
+    Practice opens at your due date (earlier if your instructor says so). Its numbers are
+    never your graded ones; check() then checks your answers on them, as often as your
+    instructor allows. Run the numbers cell again to return to your own numbers. While the
+    notebook is graded, practice() gives your own numbers: hand-ins are graded on them.
+    """
+    global _PRACTICE
+    own = your_numbers(VARIANT_ID)
+    if _os.environ.get("NBGRADER_EXECUTION"):
+        return own
+    reply = _ask("practice", {"problem_set": _PS, "draw": draw}, f"practice({draw!r})")
+    sid = reply.get("numbers_id") if isinstance(reply, dict) else None
+    if not isinstance(sid, str) or reply.get("verdict") != "practice":
+        if reply is not None:
+            print(f"practice({draw!r}): {reply.get('message', 'no answer')}")
+        print("N is not changed: these are your own numbers.")
+        return own
+    _PRACTICE = reply.get("draw")
+    numbers = your_numbers(sid)
+    print(f"Practice numbers {_PRACTICE} (for no credit; check() now checks on these; run "
+          f"the numbers cell again for your own). {reply.get('message', '')}")
+    for name, value in vars(numbers).items():
+        shown = value
+        if isinstance(value, _sympy.MatrixBase):
+            shown = list(value) if value.cols == 1 else value.tolist()
+        print(f"  N.{name} = {shown}")
+    return numbers'''
