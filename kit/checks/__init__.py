@@ -9,4 +9,10 @@ judging process that serves that check alone (:mod:`kit.checks.judges`), counts 
 attempt in the course database (:mod:`kit.checks.store`) within the instructor's limits
 (:mod:`kit.checks.policy`) and answers right, wrong (with the named mistake's hint), or not
 exact / wrong shape. It never sends the key. Grading stays nbgrader's, on hand-in.
+
+The same service shows each student, behind the hub's login, her own overview of the term
+(:mod:`kit.checks.overview_web`): each problem set's dates, her status, score, checks used,
+feedback and solutions, read from the course's records (:mod:`kit.checks.overview`) and
+made into a page without script (:mod:`kit.checks.overview_page`, which also writes one
+student's page to a file).
 """

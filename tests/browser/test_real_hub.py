@@ -30,6 +30,7 @@ started once for the module; the tests run in order, each needing the earlier on
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import sqlite3
 import time
@@ -235,6 +236,65 @@ def test_she_fetches_and_reads_her_feedback(real_hub, page, seen):
     assert f"written answer, 2 points (Score: {HAND_POINTS:.1f} / 2.0)" in text
     assert f"Comments: {COMMENT}" in text
     assert [line for line in hidden_test_lines(PS) if line in page.content()] == []
+
+
+def test_she_reads_her_overview_and_nobody_else_can(real_hub, page, browser, seen):
+    """4b. Her overview through the hub's login (the check service's page): ps1 with her own
+    due date and extension (a reason full of markup, shown as text), feedback available, her
+    score, her checks used, her feedback page linked; axe-core finds no serious or critical
+    violation on either page. bob's login shows his own page whatever the address names;
+    the TA's login gets none."""
+    from kit.term.calendar import Calendar, Entry, Extension, save
+    from kit.term.times import parse_policy
+    from tests.browser.axe import serious_violations
+
+    assert "score" in seen, "the TA's step did not finish: no feedback"
+    course = real_hub["dir"] / "course"
+    now = dt.datetime.now(dt.timezone.utc).replace(second=0, microsecond=0)
+    cal = Calendar.empty()  # due in a week: bob's checks below stay open
+    cal.entries[PS] = Entry(now - dt.timedelta(days=7), now + dt.timedelta(days=7), "UTC",
+                            parse_policy("10% per day"))
+    reason = '<img src=x onerror="window.__pwned=1">ill'
+    cal.extensions[PS] = {STUDENT: Extension(reason, days=2)}
+    save(course, cal)
+    overview = "services/kpca-check/overview/"
+    try:
+        log_in(page, real_hub, STUDENT, then=overview)
+        page.get_by_role("heading", name="Your problem sets").wait_for(timeout=lab.SLOW_MS)
+        row = " ".join(page.locator("tr", has_text=PS).inner_text().split())
+        used = sum(1 for r in attempts(real_hub, STUDENT) if r[2] is not None)
+        assert "feedback available" in row and f"{seen['score']:g} of " in row, row
+        assert f"extended to {(now + dt.timedelta(days=9)):%Y-%m-%d %H:%M} UTC: {reason}" in row
+        assert f" {used} " in f" {row} " and used >= 2
+        assert page.evaluate("window.__pwned") is None and page.locator("main img").count() == 0
+        assert serious_violations(page) == []
+        page.get_by_role("link", name=f"feedback on {PS}").click()
+        page.wait_for_load_state("load")
+        assert f"{PS} (Score: {seen['score']:.1f} / " in page.locator("body").inner_text()
+        assert serious_violations(page, exclude=(".highlight",)) == []
+
+        context = browser.new_context()
+        try:
+            other = context.new_page()
+            log_in(other, real_hub, CLASSMATE, then=overview + f"?student={STUDENT}")
+            other.get_by_role("heading", name="Your problem sets").wait_for(timeout=lab.SLOW_MS)
+            text = other.locator("main").inner_text()
+            assert f"Signed in as {CLASSMATE}" in text and "feedback available" not in text
+            assert "onerror" not in text
+            other.goto(real_hub["url"] + overview + f"feedback/{PS}")
+            assert "no feedback page" in other.locator("body").inner_text()
+        finally:
+            context.close()
+        context = browser.new_context()
+        try:
+            ta = context.new_page()
+            log_in(ta, real_hub, GRADER, then=overview)
+            ta.wait_for_load_state("load")
+            assert "Your problem sets" not in ta.content() and reason not in ta.content()
+        finally:
+            context.close()
+    finally:
+        (course / "term.json").unlink()
 
 
 def test_a_classmate_forging_and_flooding_from_his_kernel_gets_nothing_of_hers(
