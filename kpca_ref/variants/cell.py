@@ -7,7 +7,9 @@
 * The numbers cell (grade_id ``your_numbers``, locked, source hidden): the draw of
   :func:`kpca_ref.variants.draw` written out with the standard library and sympy, and the
   problem set's candidate table (numbers only, never an answer). It prints
-  ``Your numbers (variant for '<id>')`` and defines ``N`` and ``VARIANT_ID``.
+  ``Your numbers (variant for '<id>')`` and defines ``N`` and ``VARIANT_ID``; on the hub it
+  then prints the student's own due date, extension included, as the course's check service
+  says it when the cell runs (``due_date()``, :mod:`kpca_ref.variants.cell_due`).
 
 Which id the cell uses: on a JupyterHub (``JUPYTERHUB_USER`` set, ``KPCA_STUDENT_ID`` not),
 the hub login, always: a typed ``STUDENT_ID`` that differs is ignored with a warning. Grading
@@ -27,6 +29,7 @@ from :func:`numbers_cell`; a test checks that the stored cells are current.
 from __future__ import annotations
 
 from kpca_ref.variants import COURSE_ID, families
+from kpca_ref.variants.cell_due import DUE_CALL, DUE_PART
 from kpca_ref.variants.cell_extras import CHECK_PART, ROSTER_PART
 
 __all__ = ["IDENTITY_CELL", "NUMBERS_ID", "numbers_cell"]
@@ -107,7 +110,8 @@ for _name, _value in vars(N).items():
     _shown = _value
     if isinstance(_value, _sympy.MatrixBase):  # a column as a flat list, others by rows
         _shown = list(_value) if _value.cols == 1 else _value.tolist()
-    print(f"  N.{{_name}} = {{_shown}}")'''
+    print(f"  N.{{_name}} = {{_shown}}")
+{due_call}'''
 
 
 def _table(ps: str) -> str:
@@ -130,4 +134,5 @@ def numbers_cell(ps: str, course_id: str = COURSE_ID) -> str:
 
     items = "_CHECK_ITEMS = (\n" + "".join(f"    {i!r},\n" for i in module(ps).ITEMS) + ")"
     return _HEAD.format(course=course_id, ps=ps, table=_table(ps),
-                        extras=f"{ROSTER_PART}\n\n\n{items}\n\n\n{CHECK_PART}")
+                        extras=f"{ROSTER_PART}\n\n\n{items}\n\n\n{CHECK_PART}\n\n\n{DUE_PART}",
+                        due_call=DUE_CALL)

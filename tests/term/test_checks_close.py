@@ -129,3 +129,23 @@ def test_the_due_date_request_reads_one_name_and_answers_clean_json(service, mon
         (service.course / "term.json").write_text(before)
     assert status == 200 and b"<" not in reply and b"\\u001b" not in reply and b"\x1b" not in reply
     assert b"\\u202e" not in reply and "alert(1)" in reply.decode()
+
+
+def test_the_numbers_cell_prints_the_due_date_under_the_numbers(service, monkeypatch, capsys):
+    """The whole numbers cell, as the notebook holds it, run as on the hub for bob."""
+    from kpca_ref.variants.cell import numbers_cell
+
+    monkeypatch.setenv(NOW_VAR, "2026-12-09 12:00 UTC")
+    for name, value in {"JUPYTERHUB_USER": "bob", "JUPYTERHUB_API_TOKEN": "tok-bob",
+                        "KPCA_CHECK_URL": service.url}.items():
+        monkeypatch.setenv(name, value)
+    for name in ("KPCA_STUDENT_ID", "NBGRADER_EXECUTION"):
+        monkeypatch.delenv(name, raising=False)
+    exec(numbers_cell("ps1_circle_lift"), {"STUDENT_ID": ""})  # noqa: S102 - the numbers cell
+    out = capsys.readouterr().out.strip().splitlines()
+    assert out[0] == "Your numbers (variant for 'bob'):"
+    assert out[-1].startswith("Your due date for ps1_circle_lift: 2026-12-12 17:00 Europe/Berlin "
+                              "(an extension of 2 days: ill).")
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")  # graded: the numbers only
+    exec(numbers_cell("ps1_circle_lift"), {"STUDENT_ID": ""})  # noqa: S102 - the numbers cell
+    assert "due date" not in capsys.readouterr().out
