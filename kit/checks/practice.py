@@ -44,8 +44,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import IntegrityError, OperationalError
 
-__all__ = ["PREFIX", "TRIES", "PracticeStore", "draw_index", "draw_numbers", "numbers_id",
-           "screened"]
+__all__ = ["PREFIX", "TRIES", "PracticeStore", "draw_index", "draw_kept", "draw_numbers",
+           "numbers_id", "practice_numbers", "screened"]
 
 #: what every practice numbers id starts with (no course's student id does: ids are drawn)
 PREFIX = "practice:"
@@ -180,6 +180,47 @@ def screened(policy, cal, ps: str, student: str, sid: str, items, when: dt.datet
     own, others = _taken(policy, cal, ps, student, items, when)
     mine = _classes_of(ps, sid, items)
     return [item for item in items if mine[item] == own[item] or mine[item] in others[item]]
+
+
+def draw_kept(policy, cal, store, ps: str, student: str, draw: int, items, when: dt.datetime):
+    """``(numbers id, items not checkable on it now)`` of ``student``'s draw ``draw``: the
+    one kept in ``store``, else a new one, kept; ``(None, [])`` when none can be drawn."""
+    from kit.secret import course_secret
+
+    sid = store.recorded(student, ps, draw)
+    if sid is None:
+        sid, _ = draw_numbers(policy, cal, course_secret(policy.root), ps, student, draw,
+                              items, when)
+        if sid is None:
+            return None, []
+        sid = store.record(student, ps, draw, sid)
+    return sid, screened(policy, cal, ps, student, sid, items, when)
+
+
+def practice_numbers(course, student: str, ps: str, draw: int, when: dt.datetime | None = None):
+    """``(numbers id, N)`` of ``student``'s practice draw ``draw`` of ``ps``, as the service
+    gives it (kept, and the same later), for a TA or a demo; ValueError saying why not."""
+    import os
+    from pathlib import Path
+
+    from kit.checks.policy import Policy
+    from kit.term import load, now
+    from kit.term.practice import Practice, practice_closed
+    from kpca_ref import variants
+
+    root = Path(course) if isinstance(course, (str, os.PathLike)) else Path(course.root)
+    policy, when = Policy(root), when or now()
+    cal = load(policy.root)
+    entry = cal.entry(ps)
+    draw = draw_index(draw, (entry.practice if entry else Practice()).draws)
+    why = practice_closed(cal, student, ps, when)
+    if why:
+        raise ValueError(why)
+    items = [i for i in variants.module(ps).ITEMS if policy.limit(i)[0] > 0]
+    sid, _ = draw_kept(policy, cal, PracticeStore(policy.db_url), ps, student, draw, items, when)
+    if sid is None:
+        raise ValueError(f"practice {draw} of {ps} cannot be drawn for {student!r}")
+    return sid, variants.numbers(ps, sid)
 
 
 def _now() -> dt.datetime:

@@ -62,8 +62,7 @@ class PracticeHandler(CheckHandler):
         return who.name
 
     async def check(self):
-        from kit.checks.practice import PracticeStore, draw_index, draw_numbers, screened
-        from kit.secret import course_secret
+        from kit.checks.practice import PracticeStore, draw_index, draw_kept
         from kit.term import CalendarError, load, now
         from kit.term.practice import Practice, practice_closed
         from kpca_ref import variants
@@ -109,17 +108,8 @@ class PracticeHandler(CheckHandler):
             return self.reply(403, "refused", f"no exact item of {ps} can be checked")
         store = self.state.get("practice") or self.state.setdefault(
             "practice", PracticeStore(policy.db_url))
-        def draw():  # beside the loop: databases, and key classes answered when stale
-            sid = store.recorded(student, ps, k)
-            if sid is None:
-                sid, _ = draw_numbers(policy, cal, course_secret(policy.root), ps, student,
-                                      k, items, when)
-                if sid is None:
-                    return None, []
-                sid = store.record(student, ps, k, sid)
-            return sid, screened(policy, cal, ps, student, sid, items, when)
-
-        sid, blocked = await asyncio.get_running_loop().run_in_executor(None, draw)
+        sid, blocked = await asyncio.get_running_loop().run_in_executor(  # beside the loop:
+            None, draw_kept, policy, cal, store, ps, student, k, items, when)  # databases
         if sid is None:
             return self.reply(403, "refused", f"practice {k} of {ps} cannot be drawn: draw "
                               "another")
