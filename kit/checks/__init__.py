@@ -15,4 +15,11 @@ The same service shows each student, behind the hub's login, her own overview of
 feedback and solutions, read from the course's records (:mod:`kit.checks.overview`) and
 made into a page without script (:mod:`kit.checks.overview_page`, which also writes one
 student's page to a file).
+
+Practice (:mod:`kit.checks.practice_gate`, ``POST <prefix>practice``): after a student's due
+date (earlier when the calendar says so, :mod:`kit.term.practice`), ``practice(k)`` in the
+notebook draws fresh numbers from an id only the service computes, never in the class of
+the student's own graded key nor, where it can be helped, of a classmate still working
+(:mod:`kit.checks.practice`, :mod:`kit.checks.practice_keys`); its checks are judged as the
+graded ones and counted apart, where grading never reads.
 """
