@@ -5,7 +5,8 @@ and extensions where nbgrader keeps them (the gradebook's ``Assignment.duedate``
 ``SubmittedAssignment.extension``), the rest in ``term.json`` (:mod:`kit.term.calendar`).
 :func:`due_for` is every stage's answer to "when is this student's hand-in due";
 :mod:`kit.term.late` applies the late policy when a hand-in is graded; :mod:`kit.term.intake`
-gives collect and the LMS import each student's due date, by which they take a hand-in.
+gives collect and the LMS import each student's due date, by which they take a hand-in;
+:mod:`kit.term.practice` says when a student may practise on fresh numbers, and how much.
 """
 
 from __future__ import annotations
