@@ -95,6 +95,23 @@ def seen():
     return {}
 
 
+#: ada's extension's reason, markup and all: her notebook shows it as text
+DUE_REASON = '<img src=x onerror="window.__pwned=1">travel'
+
+
+def _due_in_a_week(course) -> dt.datetime:
+    """A calendar whose ps1 is due in a week, ada with two days more; the due date."""
+    from kit.term.calendar import Calendar, Entry, Extension, save
+    from kit.term.times import parse_policy
+
+    due = dt.datetime.now(dt.timezone.utc).replace(second=0, microsecond=0) + dt.timedelta(days=7)
+    cal = Calendar.empty()
+    cal.entries[PS] = Entry(None, due, "UTC", parse_policy("10% per day"))
+    cal.extensions[PS] = {STUDENT: Extension(DUE_REASON, days=2)}
+    save(course, cal)
+    return due
+
+
 def test_a_student_sees_her_numbers_and_checks_an_exact_answer(real_hub, page, seen):
     press_in_panel(page, real_hub, STUDENT, "released", "Fetch")
     lab.assignment_rows(page, "fetched", 1)
@@ -102,6 +119,7 @@ def test_a_student_sees_her_numbers_and_checks_an_exact_answer(real_hub, page, s
     assert path.exists()
 
     course = Course(real_hub["dir"] / "course")
+    due = _due_in_a_week(course)  # her numbers cell shows her own due date, as the hub says it
     code, hint, wrong = next(m for m in mistaken_values(ITEM, STUDENT))
     right = variants.answer(ITEM, STUDENT)[0]
     nbformat.write(build_submission(course, PS, {
@@ -123,6 +141,10 @@ def test_a_student_sees_her_numbers_and_checks_an_exact_answer(real_hub, page, s
     assert f"Your numbers (variant for '{STUDENT}')" in shown  # from her login, nothing typed
     n = variants.numbers(PS, STUDENT)
     assert f"N.a = {n.a}" in shown and f"N.r = {n.r}" in shown
+    assert (f"Your due date for {PS}: {due + dt.timedelta(days=2):%Y-%m-%d %H:%M} UTC (an "
+            f"extension of 2 days: {DUE_REASON}). Late: 0.1 of the score per day.") in shown
+    assert page.evaluate("window.__pwned") is None  # the reason's markup shown as text
+    (course.root / "term.json").unlink()
 
     probe = page.locator(".jp-OutputArea-output", has_text="ran with: ").first.text_content()
     assert "; hub token; gradebook" in probe, probe  # her kernel: one OS user for the demo
