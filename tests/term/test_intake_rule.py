@@ -192,3 +192,19 @@ def _roster(tmp_path):
     path = tmp_path / "roster.csv"
     path.write_text("student_id\nada\nbob\n")
     return path
+
+
+def test_a_calendar_that_cannot_be_read_stops_collect_and_the_import(tmp_path, released_ps1):
+    from kit.term import CalendarError
+
+    course = released_ps1(tmp_path / "course")
+    exchange = tmp_path / "exchange"
+    _inbound(exchange, f"mal+{PS}+2026-12-01 00:00:00.000000 UTC+aaaa", "{}", FORGED["past"])
+    (course.root / "term.json").write_text('{"version": 1, "problem_sets": [')
+    env = {**os.environ, "KPCA_EXCHANGE": str(exchange)}
+    done = subprocess.run([sys.executable, "-m", "nbgrader", "collect", PS], cwd=course.root,
+                          env=env, capture_output=True, text=True, check=False)
+    assert done.returncode != 0 and "collect stopped: " in done.stderr and "term.json" in done.stderr
+    assert not (course.root / "submitted").exists()
+    with pytest.raises(CalendarError, match="term.json: not JSON"):
+        due_of(course, PS)
