@@ -122,7 +122,9 @@ c.JupyterHub.services = [
         "url": f"http://127.0.0.1:{PORTS[3]}",
         "command": [sys.executable, "-m", "kit.checks.service"],
         # KPCA_HOMES: where the overview sees that a student fetched a problem set
+        # and the exchange, where it sees that her feedback was released
         "environment": {"KPCA_COURSE_DIR": str(COURSE), "KPCA_HOMES": str(HUB / "home" / "{student}"),
+                        "KPCA_EXCHANGE": os.environ["KPCA_EXCHANGE"],
                         "PYTHONPATH": os.environ.get("PYTHONPATH", "")},
         # the students' overview (<prefix>overview/) logs in through the hub's OAuth: a
         # student who may access the service is not asked to confirm it

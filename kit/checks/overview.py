@@ -11,8 +11,10 @@ from what the course holds and she cannot write:
   to :data:`MAX_RECORD` bytes: a larger file is no record);
 * graded, score, late penalty: nbgrader's gradebook (the points lateness took as the
   gradebook holds them, and why, by :func:`kit.term.late.assess`);
-* feedback available: the course's feedback page ``feedback/<student>/<ps>/<ps>.html``
-  (the page ``nbgrader release_feedback`` hands out), a plain file;
+* feedback available: the course's feedback page ``feedback/<student>/<ps>/<ps>.html``, a
+  plain file, released: on a hub course, once ``nbgrader release_feedback`` put it in the
+  exchange (under the name only her submission's secret gives); on an LMS course (no
+  exchange), once the course has it;
 * solutions available: the course's worked solutions for her (``python -m kit.solutions``),
   ``solutions/<student>/<ps>/<ps>_solution.html`` (a plain file), and only once her own due
   date has passed;
@@ -40,7 +42,7 @@ from kit.term.late import assess
 from kit.term.times import format_duration, show_time
 
 __all__ = ["HOMES_VAR", "MAX_RECORD", "STATUSES", "Row", "checks_used", "course_page",
-           "overview", "student_folder"]
+           "exchange_of", "her_page", "overview", "released", "student_folder"]
 
 #: the statuses, from nothing to everything
 STATUSES = ("not open yet", "not fetched", "fetched", "submitted on time", "submitted late",
@@ -114,6 +116,47 @@ def course_page(root: Path, kind: str, student: str, ps: str) -> Path | None:
     return folder if stat.S_ISREG(mode) else None
 
 
+def exchange_of(root: Path) -> Path | None:
+    """The course's folder in nbgrader's exchange (``Exchange.root``/course id) when the
+    course has one (a hub course), else None (an LMS course: no exchange)."""
+    try:
+        config = Course(root).config()
+        folder = Path(str(config.Exchange.root)) / str(config.CourseDirectory.course_id)
+    except Exception:  # noqa: BLE001 - a config that cannot be read: no exchange known
+        return None
+    return folder if config.CourseDirectory.course_id and folder.is_dir() else None
+
+
+def released(root: Path, student: str, ps: str, exchange: Path | None) -> bool:
+    """Whether ``student``'s feedback page of ``ps`` was released: on a hub course
+    (``exchange``), when nbgrader's ``release_feedback`` put it in the exchange under the
+    name of her submission's secret; on an LMS course (None), when the course has the page."""
+    if exchange is None:
+        return True
+    from nbgrader.utils import notebook_hash
+
+    secret = Path(root) / "feedback" / student / ps / "submission_secret.txt"
+    try:
+        if os.lstat(secret).st_size > 4096:
+            return False
+        name = notebook_hash(secret=secret.read_text(), notebook_id=ps)
+        return stat.S_ISREG(os.lstat(exchange / "feedback" / f"{name}.html").st_mode)
+    except (OSError, ValueError, UnicodeDecodeError):
+        return False
+
+
+def her_page(root: Path, kind: str, student: str, ps: str, due: dt.datetime | None,
+             when: dt.datetime, exchange: Path | None) -> Path | None:
+    """``student``'s page of ``ps`` she may read at ``when``: her feedback once released
+    (:func:`released`), her solutions once her own due date ``due`` has passed."""
+    page = course_page(root, kind, student, ps)
+    if page is None:
+        return None
+    if kind == "feedback":
+        return page if released(root, student, ps, exchange) else None
+    return page if due is None or when >= due else None
+
+
 def _record_time(root: Path, student: str, ps: str) -> dt.datetime | None:
     """The intake's received time of the hand-in, or None (no record, or one that is not
     a small record the course wrote)."""
@@ -156,28 +199,24 @@ def _fetched(homes: str | None, student: str, ps: str) -> bool:
         return False
 
 
-def _graded(db_url: str) -> dict:
-    """``{(ps, student): (score, max score, penalty, received, needs hand grading)}`` reader."""
+def _graded(db_url: str, student: str) -> dict:
+    """``{ps: (score, max score, penalty, received, needs hand grading)}`` of her graded hand-ins."""
     from nbgrader.api import Gradebook, MissingEntry
 
-    def read(student: str) -> dict:
-        found = {}
-        with Gradebook(db_url) as gb:
-            for ps in ASSIGNMENTS:
-                try:
-                    sub = gb.find_submission(ps, student)
-                except MissingEntry:
-                    continue
-                if not sub.notebooks:
-                    continue
+    found = {}
+    with Gradebook(db_url) as gb:
+        for ps in ASSIGNMENTS:
+            try:
+                sub = gb.find_submission(ps, student)
+            except MissingEntry:
+                continue
+            if sub.notebooks:
                 when = sub.timestamp
                 found[ps] = (float(sub.score or 0.0), float(sub.max_score or 0.0),
                              float(sub.late_submission_penalty or 0.0),
                              None if when is None else when.replace(tzinfo=UTC),
                              bool(sub.needs_manual_grade))
-        return found
-
-    return read
+    return found
 
 
 def overview(course, student: str, when: dt.datetime | None = None, engine=None,
@@ -212,7 +251,8 @@ def overview(course, student: str, when: dt.datetime | None = None, engine=None,
         engine = create_engine(Policy(root).db_url)
     used = checks_used(engine, student)
     homes = homes if homes is not None else os.environ.get(HOMES_VAR, "")
-    graded = _graded(course.db_url)(student)
+    graded = _graded(course.db_url, student)
+    exchange = exchange_of(root)
     rows = []
     for ps in ASSIGNMENTS:
         entry = cal.entry(ps)
@@ -238,7 +278,7 @@ def overview(course, student: str, when: dt.datetime | None = None, engine=None,
             received = _record_time(root, student, ps)
         late_by = max(0.0, (received - due).total_seconds()) if received and due else 0.0
         if ps in graded:
-            feedback = course_page(root, "feedback", student, ps) is not None
+            feedback = her_page(root, "feedback", student, ps, due, when, exchange) is not None
             status = "feedback available" if feedback else "graded"
         else:
             feedback = False
@@ -250,8 +290,7 @@ def overview(course, student: str, when: dt.datetime | None = None, engine=None,
                 status = "not open yet"
             else:
                 status = "not fetched"
-        solutions = (course_page(root, "solutions", student, ps) is not None
-                     and (due is None or when >= due))
+        solutions = her_page(root, "solutions", student, ps, due, when, exchange) is not None
         rows.append(Row(ps, entry.opens if entry else None, due, zone, granted, status,
                         received, late_by, score, max_score, penalty, why, hand,
                         used.get(ps, 0), feedback, solutions))

@@ -6,8 +6,8 @@ The check service (:mod:`kit.checks.service`) serves, under its prefix on the hu
   hub says is logged in, and nobody else: there is no student in the address, and no query
   argument, header or body is read for one;
 * ``overview/feedback/<ps>`` and ``overview/solutions/<ps>``: her own course feedback page
-  and worked solutions of ``<ps>`` (a problem set of the course), solutions only once her
-  own due date has passed; served under a sandbox policy (an opaque origin: even a script
+  of ``<ps>`` (a problem set of the course) once released, and her worked solutions once her
+  own due date has passed (:func:`kit.checks.overview.her_page`); served under a sandbox policy (an opaque origin: even a script
   left in a page could not act with the hub's cookies);
 * ``oauth_callback``: the end of the hub's OAuth login (JupyterHub's own handler).
 
@@ -28,7 +28,7 @@ import os
 
 from tornado import web
 
-from kit.checks.overview import course_page, overview, student_folder
+from kit.checks.overview import exchange_of, her_page, overview, student_folder
 from kit.checks.overview_page import CSP, render
 from kit.course import ASSIGNMENTS
 from kit.html.escape import text
@@ -47,7 +47,7 @@ def hub_oauth(api_url: str, prefix: str, service: str):
     hub gives a managed service (``JUPYTERHUB_API_TOKEN``, ``JUPYTERHUB_CLIENT_ID``, ...);
     None when the service runs without a hub (no token): the overview then says so."""
     token = os.environ.get("JUPYTERHUB_API_TOKEN", "")
-    if not token:
+    if not token or HubOAuthenticated is None:
         return None
     from jupyterhub.services.auth import HubOAuth
 
@@ -72,7 +72,10 @@ except ImportError:  # pragma: no cover - the kit's test extra installs it
         pass
 
 
-class _Base(HubOAuthenticated or object, web.RequestHandler):
+_BASES = (HubOAuthenticated, web.RequestHandler) if HubOAuthenticated else (web.RequestHandler,)
+
+
+class _Base(*_BASES):
     """A page behind the hub's login, for the course's students only."""
 
     def initialize(self, state):
@@ -158,18 +161,16 @@ class CoursePageHandler(_Base):
         who = await self.student()
         if who is None:
             return
-        root = self.state["policy"].root
-        page = course_page(root, kind, who, ps)
-        if page is not None and kind == "solutions":
-            from kit.term import CalendarError, load
-            from kit.term import now as term_now
+        from kit.term import CalendarError, load
+        from kit.term import now as term_now
 
-            try:
-                due = load(root).due_for(who, ps)
-            except CalendarError:
-                due, page = None, None
-            if due is not None and term_now() < due:
-                page = None
+        root = self.state["policy"].root
+        try:
+            due = load(root).due_for(who, ps) if ps in ASSIGNMENTS else None
+            page = await asyncio.get_running_loop().run_in_executor(None, functools.partial(
+                her_page, root, kind, who, ps, due, term_now(), exchange_of(root)))
+        except CalendarError:
+            page = None
         if page is None:
             what = ps if ps in ASSIGNMENTS else "that problem set"
             return self.say(404, "Not available", f"there is no {kind} page of {what} for you yet")

@@ -149,3 +149,41 @@ def test_links_and_other_students_pages_are_not_hers(term):
         mine.rmdir()
         (term.root / "solutions" / "cy" / PS).unlink()
         (term.root / "solutions" / "cy").rmdir()
+
+
+def test_on_a_hub_course_feedback_counts_once_released(term, tmp_path, monkeypatch):
+    """With an exchange (a hub course), a generated feedback page is not hers until
+    ``nbgrader release_feedback`` put it there under her submission's secret."""
+    from nbgrader.utils import notebook_hash
+
+    from kit.checks.overview import exchange_of
+
+    monkeypatch.setenv("KPCA_EXCHANGE", str(tmp_path / "exchange"))
+    (tmp_path / "exchange" / "kernel_pca" / "feedback").mkdir(parents=True)
+    assert exchange_of(term.root) == tmp_path / "exchange" / "kernel_pca"
+    secret = term.root / "feedback" / "ada" / PS / "submission_secret.txt"
+    secret.write_text("s3cret-of-ada")
+    try:
+        assert _rows(term, "ada")[PS].status == "graded"  # generated, not released
+        released = tmp_path / "exchange" / "kernel_pca" / "feedback" / (
+            notebook_hash(secret="s3cret-of-ada", notebook_id=PS) + ".html")
+        released.write_text("<html></html>")
+        assert _rows(term, "ada")[PS].status == "feedback available"
+        secret.write_text("another secret")  # bob's released page is not hers
+        assert _rows(term, "ada")[PS].status == "graded"
+    finally:
+        secret.unlink()
+
+
+def test_fetched_from_her_home_folder(term, tmp_path):
+    """Where the service knows the homes (KPCA_HOMES on the hub), a problem set's folder in
+    hers is fetched; a link of that name (to anything) is not."""
+    homes = str(tmp_path / "home" / "{student}")
+    (tmp_path / "home" / "eve").mkdir(parents=True)
+    rows = {r.ps: r for r in overview(term, "eve", NOW, homes=homes)}
+    assert rows[PS].status == "not fetched"
+    (tmp_path / "home" / "eve" / PS).symlink_to(tmp_path)
+    assert {r.ps: r for r in overview(term, "eve", NOW, homes=homes)}[PS].status == "not fetched"
+    (tmp_path / "home" / "eve" / PS).unlink()
+    (tmp_path / "home" / "eve" / PS).mkdir()
+    assert {r.ps: r for r in overview(term, "eve", NOW, homes=homes)}[PS].status == "fetched"
