@@ -98,7 +98,7 @@ def autograde_student(course: Course, assignment: str, student: str, api=None) -
         raise GradingError(problem)
     api = api or grading_api(course)
     sandboxed = _sandboxed(api)
-    if sandboxed and (why := sandbox.unavailable()):
+    if sandboxed and (why := sandbox.unavailable(cached=True)):
         raise GradingError(f"sandbox unavailable: {why}")
     if sandboxed and (why := kernel_env_refusal(str(course.root))):
         raise GradingError(f"grading refused: {why}")

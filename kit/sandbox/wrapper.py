@@ -85,9 +85,20 @@ def bwrap_path() -> str | None:
     return shutil.which("bwrap")
 
 
-def unavailable() -> str:
-    """Empty string when sandboxed kernels can start here, else why not."""
+#: bubblewrap executables this process has seen create the sandbox's namespaces
+_WORKED: set[str] = set()
+
+
+def unavailable(cached: bool = False) -> str:
+    """Empty string when sandboxed kernels can start here, else why not.
+
+    ``cached``: an executable this process has already seen work is not tried again (a
+    grading process asks before each notebook; the wrapper that starts the kernel still
+    refuses on its own, and a failed grading asks afresh to say why).
+    """
     bwrap = bwrap_path()
+    if cached and bwrap in _WORKED:
+        return ""
     if bwrap is None:
         return ("bubblewrap (bwrap) not found; install it: apt-get install bubblewrap")
     probe = subprocess.run(
@@ -97,6 +108,7 @@ def unavailable() -> str:
     if probe.returncode != 0:
         return (f"bwrap cannot create namespaces here ({probe.stderr.strip() or probe.returncode}); "
                 "enable unprivileged user namespaces or run as root")
+    _WORKED.add(bwrap)
     return ""
 
 
@@ -105,7 +117,10 @@ def main(argv=None) -> int:
     if len(argv) != 2 or argv[0] != "-f":
         print("usage: python -m kit.sandbox -f CONNECTION_FILE", file=sys.stderr)
         return 2
-    why = unavailable()
+    address = os.environ.get(warm.ADDRESS_ENV, "") if os.getuid() == 0 else ""
+    # a running template is a sandbox bubblewrap made: probing it again costs a bwrap per
+    # kernel; the probe runs when the kernel starts cold (below)
+    why = "" if address else unavailable()
     if why:
         return refuse(why)
     if not kernelenv.python_of(kernelenv.env_dir()).exists():
@@ -138,15 +153,16 @@ def main(argv=None) -> int:
     out_read, out_write = os.pipe()
     tail = channels.Tail(out_read)
     proc = None
-    address = os.environ.get(warm.ADDRESS_ENV, "")
     try:
-        if address and os.getuid() == 0:
+        if address:
             proc = warm.run_kernel(address, conn, socket_dir, cwd, uid, gid, out_write)
             if isinstance(proc, str):
                 print(f"kpca-sandbox: {proc}; starting the kernel cold", file=sys.stderr,
                       flush=True)
                 proc = None
         if proc is None:
+            if address and (why := unavailable()):
+                return refuse(why)
             proc = _start_cold(bwrap, conn, socket_dir, cwd, uid, gid, out_write)
         channels.link_sockets(info, proc.pid)
     except (OSError, ValueError) as err:

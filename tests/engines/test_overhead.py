@@ -1,0 +1,39 @@
+"""What grading skips of a notebook's overhead, and what it keeps doing (issue 28).
+
+- a grading process probes bubblewrap once, not before every notebook, and never takes a
+  broken one for working.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kit.sandbox import wrapper
+
+
+def _count_probes(monkeypatch) -> list:
+    calls = []
+    real = wrapper.subprocess.run
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(wrapper.subprocess, "run", counted)
+    monkeypatch.setattr(wrapper, "_WORKED", set())
+    return calls
+
+@pytest.mark.skipif(wrapper.unavailable() != "", reason="bubblewrap unavailable")
+def test_a_grading_process_probes_bubblewrap_once(monkeypatch):
+    calls = _count_probes(monkeypatch)
+    assert [wrapper.unavailable(cached=True) for _ in range(5)] == [""] * 5
+    assert len(calls) == 1
+    assert wrapper.unavailable() == "" and len(calls) == 2  # asked plainly, it probes again
+
+@pytest.mark.parametrize("bwrap", ["/bin/false", "/nonexistent/bwrap"])
+def test_a_broken_bubblewrap_is_never_taken_for_working(monkeypatch, bwrap):
+    calls = _count_probes(monkeypatch)
+    monkeypatch.setenv("KPCA_SANDBOX_BWRAP", bwrap)
+    assert wrapper.unavailable(cached=True) and wrapper.unavailable(cached=True)
+    assert len(calls) == (2 if bwrap == "/bin/false" else 0)
+    assert not wrapper._WORKED
