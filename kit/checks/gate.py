@@ -19,6 +19,7 @@ from tornado import ioloop, web
 from kit.checks.access import HubDown, refusal
 from kit.checks.judging import MAX_BODY, Outcome, read_answer
 from kit.checks.policy import item_problem_set
+from kpca_ref.variants import current_name
 
 __all__ = ["DRAIN_BODY", "CheckHandler", "JsonErrors", "clean"]
 
@@ -131,6 +132,7 @@ class CheckHandler(JsonErrors):
         except (ValueError, KeyError, TypeError, RecursionError):
             return self.reply(400, "refused", "this check could not be read: call "
                               "check(\"<item>\", answer) from your notebook")
+        item = current_name(item)  # a notebook released before an item was renamed
         ps = item_problem_set(item)
         if ps is None:
             named = repr(item) if _ITEM_NAME.fullmatch(item) else "of that name"

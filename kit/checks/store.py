@@ -15,6 +15,10 @@ was the student's to spend, but it is no wrong answer (it costs no points). A ro
 ``pending`` by a service killed mid-judgement holds its slot at most :data:`STALE_SECONDS`:
 then the next reservation of that student and item, or the next service start, marks it
 ``lost`` and frees the slot.
+
+An item renamed since checks began (:data:`kpca_ref.variants.RENAMED`) keeps its rows under
+the old name: the limit counts them with the new name's, and the summaries and check costs
+read them as the item's.
 """
 
 from __future__ import annotations
@@ -38,6 +42,8 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.exc import IntegrityError, OperationalError
+
+from kpca_ref.variants import RENAMED, current_name
 
 __all__ = ["ATTEMPTS", "COUNTED", "SPENT", "STALE_SECONDS", "Store", "summary", "wrong_checks"]
 
@@ -63,6 +69,11 @@ SPENT = (*COUNTED, "timeout", "toolarge")
 STALE_SECONDS = 300.0
 
 
+def _names(item: str) -> list[str]:
+    """``item`` and the old names recorded for it (:data:`kpca_ref.variants.RENAMED`)."""
+    return [item, *sorted(old for old, new in RENAMED.items() if new == item)]
+
+
 def _now() -> dt.datetime:
     return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
 
@@ -86,7 +97,7 @@ class Store:
     def used(self, student: str, item: str) -> int:
         with self.engine.connect() as conn:
             return conn.execute(select(func.count(ATTEMPTS.c.slot)).where(
-                ATTEMPTS.c.student == student, ATTEMPTS.c.item == item)).scalar_one()
+                ATTEMPTS.c.student == student, ATTEMPTS.c.item.in_(_names(item)))).scalar_one()
 
     def reserve(self, student: str, item: str, ps: str, limit: int) -> tuple[int | None, int]:
         """``(row id, attempts used with it)``, or ``(None, used)`` when the limit is reached."""
@@ -95,10 +106,11 @@ class Store:
             try:
                 with self.engine.begin() as conn:
                     self._release_stale(conn, ATTEMPTS.c.student == student,
-                                        ATTEMPTS.c.item == item)
+                                        ATTEMPTS.c.item.in_(_names(item)))
                     used, top = conn.execute(select(
                         func.count(ATTEMPTS.c.slot), func.max(ATTEMPTS.c.slot)).where(
-                        ATTEMPTS.c.student == student, ATTEMPTS.c.item == item)).one()
+                        ATTEMPTS.c.student == student,
+                        ATTEMPTS.c.item.in_(_names(item)))).one()
                     if used >= limit:
                         return None, used
                     row = conn.execute(ATTEMPTS.insert().values(
@@ -150,7 +162,7 @@ def summary(url: str, submitted: dict | None = None) -> dict[str, dict]:
         engine.dispose()
     by_item: dict = defaultdict(lambda: defaultdict(list))
     for r in rows:
-        by_item[r.item][r.student].append(r)
+        by_item[current_name(r.item)][r.student].append(r)
     found = {}
     for item, students in sorted(by_item.items()):
         before_right, mistakes = [], Counter()
@@ -190,6 +202,7 @@ def wrong_checks(url: str, student: str, ps: str, until: dt.datetime | None = No
     found: dict[str, int] = defaultdict(int)
     right: set[str] = set()
     for item, verdict, at in rows:
+        item = current_name(item)
         if item in right or (until is not None and at > until):
             continue
         if verdict == "right":

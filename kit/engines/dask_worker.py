@@ -151,11 +151,14 @@ def _modes(folder: Path) -> dict[str, int]:
 def _cells(course: Course, assignment: str, student: str) -> dict:
     from nbgrader.api import Gradebook
 
+    from kpca_ref.variants import current_name
+
     with Gradebook(course.db_url) as gb:
         sub = gb.find_submission_notebook(assignment, assignment, student)
         return {"grades": {g.name: g.auto_score for g in sub.grades},
                 "comments": {c.name: c.auto_comment for c in sub.comments},
-                "scores": {g.name: float(g.score) for g in sub.grades}}
+                # an old gradebook's renamed cells under their current names (the report's)
+                "scores": {current_name(g.name): float(g.score) for g in sub.grades}}
 
 
 def grade_job(job: dict, bundle: dict[str, bytes]) -> dict:

@@ -40,12 +40,16 @@ class Outcome:
 
 
 def cell_scores(course: Course, assignment: str, student: str) -> dict[str, float]:
-    """``{grade_id: score}`` of one graded submission (auto-graded and manual cells)."""
+    """``{grade_id: score}`` of one graded submission (auto-graded and manual cells); a cell
+    an old gradebook holds under a name since renamed is given under its current name
+    (:data:`kpca_ref.variants.RENAMED`)."""
     from nbgrader.api import Gradebook
+
+    from kpca_ref.variants import current_name
 
     with Gradebook(course.db_url) as gb:
         sub = gb.find_submission_notebook(assignment, assignment, student)
-        return {g.name: float(g.score) for g in sub.grades}
+        return {current_name(g.name): float(g.score) for g in sub.grades}
 
 
 def _graded_ids(nb) -> set[str]:

@@ -81,8 +81,10 @@ def _judge_grade(name: str, points: float, payload) -> tuple[float, list[str], l
 
 def _judge_exact(name: str, points: float, payload, who: Identity | None = None,
                  show_expected: bool = False) -> tuple[float, list[str], list]:
+    from kpca_ref import variants
     from kpca_ref.grading import harness
 
+    name = variants.current_name(name)  # an old gradebook's hidden test: the item's name now
     if payload is None:
         return 0.0, [harness.line(False, name, DID_NOT_RUN)], [None]
     if who is not None and who.typed_mismatch:

@@ -31,6 +31,7 @@ from kit.inert import inert
 from kit.report.data import ProblemSet, describe, summarise, wrong_ids
 from kit.report.plot import problem_set_png
 from kit.term.report import late_section
+from kpca_ref.variants import current_name
 
 NOT_GRADED = "not yet graded"
 STYLE = """body{font-family:sans-serif;max-width:1200px;margin:auto;padding:0 1em}
@@ -193,7 +194,7 @@ def outcomes_on_disk(course: Course, assignments=ASSIGNMENTS) -> list[Outcome]:
                     continue
                 try:
                     sub = gb.find_submission_notebook(assignment, assignment, student)
-                    scores = {g.name: float(g.score) for g in sub.grades}
+                    scores = {current_name(g.name): float(g.score) for g in sub.grades}
                 except MissingEntry:
                     scores = None
                 if scores is not None and course.notebook("autograded", assignment, student).exists():

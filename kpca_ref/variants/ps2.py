@@ -64,7 +64,6 @@ ITEMS = {
     "ps2_quad_kernel_direct": ("pair",),
     "ps2_quadratic_map_x": ("pair",),
     "ps2_quadratic_map_xprime": ("pair",),
-    "ps2_quad_map_products": ("pair",),
     "ps2_gamma_exact": ("gamma",),
     "ps2_feature_distances_gamma": ("gamma",),
     **ps2_geometry.ITEMS,  # the length and angle of mapped points, gamma in other units
@@ -192,8 +191,6 @@ def pair_answers(n) -> dict:
         "ps2_quad_kernel_direct": poly_kernel(n.x.T, n.xp.T, 2)[0, 0],
         "ps2_quadratic_map_x": phi_x,
         "ps2_quadratic_map_xprime": phi_xp,
-        # the six products phi_i(x) phi_i(x'), lecture order: what the direct route never shows
-        "ps2_quad_map_products": phi_x.multiply_elementwise(phi_xp).applyfunc(sp.expand),
     }
 
 
@@ -231,7 +228,6 @@ def float_answers(n) -> dict:
         "ps2_quad_kernel_direct": float((x @ xp + 1.0) ** 2),
         "ps2_quadratic_map_x": phi_x.reshape(6, 1),
         "ps2_quadratic_map_xprime": phi_xp.reshape(6, 1),
-        "ps2_quad_map_products": (phi_x * phi_xp).reshape(6, 1),
         "ps2_gamma_exact": gamma,
         "ps2_feature_distances_gamma": np.array(distances).reshape(-1, 1),
         **ps2_geometry.float_answers(n),
@@ -271,9 +267,6 @@ def mistakes(n) -> dict:
         "ps2_quadratic_map_x": [("missing_sqrt2", MISTAKES["missing_sqrt2"], _no_sqrt2(n.x))],
         "ps2_quadratic_map_xprime": [
             ("missing_sqrt2", MISTAKES["missing_sqrt2"], _no_sqrt2(n.xp))],
-        "ps2_quad_map_products": [
-            ("missing_sqrt2", MISTAKES["missing_sqrt2"],
-             _no_sqrt2(n.x).multiply_elementwise(_no_sqrt2(n.xp)))],
         "ps2_gamma_exact": [
             ("rbf_unsquared_distance", MISTAKES["rbf_unsquared_distance"], gamma_plain),
             ("gamma_sign", "gamma must be positive: it is ln(1/s) / d^2 = -ln(s) / d^2",

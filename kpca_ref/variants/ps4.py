@@ -46,7 +46,7 @@ LECTURE = {
              "x_star": 2},
 }
 ITEMS = {
-    "ps4_centre_2x2": ("matrix",),
+    "ps4_centre_3x3": ("matrix",),
     "ps4_poly_K": ("poly",),
     "ps4_poly_Kc": ("poly",),
     "ps4_poly_grand_mean": ("poly",),
@@ -199,7 +199,7 @@ def answers(n) -> dict:
     Kc = centre_kernel(K)
     size = K.rows
     return {
-        "ps4_centre_2x2": centre_kernel(n.K),
+        "ps4_centre_3x3": centre_kernel(n.K),
         "ps4_poly_K": K,
         "ps4_poly_Kc": Kc,
         "ps4_poly_grand_mean": feature_mean_sq_norm(K),
@@ -231,7 +231,7 @@ def float_answers(n) -> dict:
     M = np.array(n.K.tolist(), dtype=float)
     Hm = np.eye(M.shape[0]) - np.ones(M.shape) / M.shape[0]
     return {
-        "ps4_centre_2x2": Hm @ M @ Hm,
+        "ps4_centre_3x3": Hm @ M @ Hm,
         "ps4_poly_K": K,
         "ps4_poly_Kc": Kc,
         "ps4_poly_grand_mean": float(np.ones(size) @ K @ np.ones(size)) / size**2,
@@ -271,7 +271,7 @@ def mistakes(n) -> dict:
     divisor = (f"this divides by n - 1 = {size - 1}; this problem set uses the population "
                f"convention and divides by n = {size}")
     return {
-        "ps4_centre_2x2": [("not_centred", _UNCENTRED, sp.Matrix(n.K)),
+        "ps4_centre_3x3": [("not_centred", _UNCENTRED, sp.Matrix(n.K)),
                            ("centred_one_side", _ONE_SIDE, n.K * Hm),
                            ("centred_one_side", _ONE_SIDE, Hm * n.K)],
         "ps4_poly_Kc": [("not_centred", _UNCENTRED, K),

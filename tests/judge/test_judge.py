@@ -81,13 +81,13 @@ def test_forbidden_imports_taint_the_parts_that_use_them():
 
 def test_planned_calls_and_a_missing_payload():
     source = ("assert True\n### BEGIN HIDDEN TESTS\nimport kpca_probe as _grading\n"
-              "(_grading.grade_exact('ps4_centre_2x2', x, points=1)\n"
+              "(_grading.grade_exact('ps4_centre_3x3', x, points=1)\n"
               " + _grading.grade_exact('ps4_poly_K', y, points=1))\n### END HIDDEN TESTS")
-    assert planned_calls(source) == [("grade_exact", "ps4_centre_2x2", 1.0),
+    assert planned_calls(source) == [("grade_exact", "ps4_centre_3x3", 1.0),
                                      ("grade_exact", "ps4_poly_K", 1.0)]
     cell = _nb(("test", source)).cells[0]
-    right = {"kind": "grade_exact", "name": "ps4_centre_2x2",
-             "value": encode(variants.answer("ps4_centre_2x2", "ada")[0])}
+    right = {"kind": "grade_exact", "name": "ps4_centre_3x3",
+             "value": encode(variants.answer("ps4_centre_3x3", "ada")[0])}
     cell.outputs = [nbformat.v4.new_output("display_data", {MIME: right}),
                     nbformat.v4.new_output("execute_result", {"text/plain": "2.0"}),
                     nbformat.v4.new_output("stream", name="stderr", text="a warning\n")]

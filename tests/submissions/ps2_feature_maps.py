@@ -170,7 +170,6 @@ def quadratic_map_exact(v):
 
 phi_x = quadratic_map_exact(N.x)
 phi_xp = quadratic_map_exact(N.xp)
-products_xxp = phi_x.multiply_elementwise(phi_xp)
 ''',
 }
 
@@ -193,7 +192,10 @@ def quadratic_map_floats(v):
 
 phi_x = quadratic_map_floats(N.x)
 phi_xp = quadratic_map_floats(N.xp)
-products_xxp = phi_x.multiply_elementwise(phi_xp)
+''',
+    "mean_answer": '''
+x_np, xp_np = np.array(N.x, dtype=float).ravel(), np.array(N.xp, dtype=float).ravel()
+mean_sq_length = ((x_np @ x_np + 1) ** 2 + 2 * (x_np @ xp_np + 1) ** 2 + (xp_np @ xp_np + 1) ** 2) / 4
 ''',
     "gamma_exact_answer": '''
 gamma_exact = np.log(float(1 / N.similarity)) / float(N.distance) ** 2
@@ -223,6 +225,10 @@ d_phi_exact = Matrix([2 - 2 * N.similarity ** (Rational(t, N.distance) ** 2) for
 k_xx, k_pp, k_xp = (N.x.dot(N.x) + 1) ** 2, (N.xp.dot(N.xp) + 1) ** 2, (N.x.dot(N.xp) + 1) ** 2
 cos_phi = k_xp / (k_xx * k_pp)             # divided by the squared lengths
 ''',
+    "mean_answer": '''
+k_xx, k_pp, k_xp = (N.x.dot(N.x) + 1) ** 2, (N.xp.dot(N.xp) + 1) ** 2, (N.x.dot(N.xp) + 1) ** 2
+mean_sq_length = (k_xx + k_pp) / 4         # the cross term left out
+''',
     "gamma_units_answer": '''
 gamma_rescaled = sp.log(1 / N.similarity) / N.distance**2 * 2**2   # scaled the wrong way
 ''',
@@ -244,13 +250,16 @@ a, b = N.x
 c, e = N.xp
 phi_x = Matrix([a**2, b**2, 1, a * b, a, b])
 phi_xp = Matrix([c**2, e**2, 1, c * e, c, e])
-products_xxp = phi_x.multiply_elementwise(phi_xp)
 ''',
     "d_phi_exact_answer": '''
 d_phi_exact = Matrix([sp.sqrt(2 - 2 * N.similarity ** (t**2 / N.distance**2)) for t in N.table_distances])
 ''',
     "cosine_answer": '''
 cos_phi = N.x.dot(N.xp) / sp.sqrt(N.x.dot(N.x) * N.xp.dot(N.xp))   # the angle of x and x' in R^2
+''',
+    "mean_answer": '''
+m = (N.x + N.xp) / 2
+mean_sq_length = (m.dot(m) + 1) ** 2       # k of the mean point: the map is not linear
 ''',
     "gamma_units_answer": '''
 gamma_rescaled = sp.log(1 / N.similarity) / N.distance**2 / 2      # divided by b, not b^2
@@ -312,16 +321,16 @@ VARIANTS = {
         "description": "forgets the sqrt(2) of the cross terms in the quadratic map "
                        "(lecture 000: the factor 2 is split as sqrt2 * sqrt2)",
         "cells": NO_SQRT2,
-        # visible check phi(x).phi(y) == (x.y + 1)^2 fails; by hand phi_x, phi_xp and
-        # products_xxp (cross terms halved) are all wrong
-        "lost": {"test_quadratic_map": 2.0, "test_q3_via_map": 3.0},
+        # visible check phi(x).phi(y) == (x.y + 1)^2 fails; by hand phi_x and phi_xp (cross
+        # terms halved) are wrong
+        "lost": {"test_quadratic_map": 2.0, "test_q3_via_map": 2.0},
     },
     "floats_for_exact": {
         "description": "enters every exact answer as a float (true division, np.sqrt, np.log)",
         "cells": FLOATS,
         # each exact cell's visible type check fails
-        "lost": {"test_counts_exact": 2.0, "test_q3_direct": 1.0, "test_q3_via_map": 3.0,
-                 "test_gamma_exact": 1.0, "test_d_phi_exact": 2.0},
+        "lost": {"test_counts_exact": 2.0, "test_q3_direct": 1.0, "test_q3_via_map": 2.0,
+                 "test_mean_length": 1.0, "test_gamma_exact": 1.0, "test_d_phi_exact": 2.0},
     },
     "tally_with_powers": {
         "description": "counts every monomial in the lecture's tally too (squares such as "
@@ -340,24 +349,29 @@ VARIANTS = {
     "by_hand_mistakes": {
         "description": "by hand: counts squares in the tally and leaves them out of the monomials, "
                        "drops the +1 of the kernel, gives gamma the wrong sign and d_phi^2 for "
-                       "d_phi, divides the cosine by the squared lengths and scales gamma by b^2 "
-                       "instead of 1 / b^2; each exact line names its mistake",
+                       "d_phi, divides the cosine by the squared lengths, leaves the cross term out "
+                       "of the mean's squared length and scales gamma by b^2 instead of 1 / b^2; "
+                       "each exact line names its mistake",
         "cells": BY_HAND_MISTAKES,
-        # 7 exact items: [counted_all_monomials], [counted_distinct_only],
+        # 8 exact items: [counted_all_monomials], [counted_distinct_only],
         # [kernel_without_constant], [gamma_sign], [squared_distance], [cosine_not_rooted],
-        # [gamma_scaled_up]
+        # [mean_without_cross_term], [gamma_scaled_up]
         "lost": {"test_counts_exact": 2.0, "test_q3_direct": 1.0, "test_gamma_exact": 1.0,
-                 "test_d_phi_exact": 2.0, "test_cosine": 1.0, "test_gamma_units": 1.0},
+                 "test_d_phi_exact": 2.0, "test_cosine": 1.0, "test_mean_length": 1.0,
+                 "test_gamma_units": 1.0},
+        "diagnoses": {"ps2_mean_sq_length": "mean_without_cross_term"},
     },
     "more_by_hand_mistakes": {
         "description": "by hand: d^p and sum of d^i for the counts, x.x' + 1 not squared, the "
-                       "quadratic map typed without sqrt(2), the cosine of x and x' in the input space, gamma "
-                       "divided by b; d_phi as a power of s is right",
+                       "quadratic map typed without sqrt(2), the cosine of x and x' in the input space, "
+                       "k of the mean point for the mean's squared length, gamma divided by b; d_phi "
+                       "as a power of s is right",
         "cells": MORE_BY_HAND_MISTAKES,
-        # [ordered_products] twice, [kernel_not_squared], [missing_sqrt2] three times,
-        # [input_space_cosine], [scale_not_squared]
-        "lost": {"test_counts_exact": 2.0, "test_q3_direct": 1.0, "test_q3_via_map": 3.0,
-                 "test_cosine": 1.0, "test_gamma_units": 1.0},
+        # [ordered_products] twice, [kernel_not_squared], [missing_sqrt2] twice,
+        # [input_space_cosine], [mapped_the_mean], [scale_not_squared]
+        "lost": {"test_counts_exact": 2.0, "test_q3_direct": 1.0, "test_q3_via_map": 2.0,
+                 "test_cosine": 1.0, "test_mean_length": 1.0, "test_gamma_units": 1.0},
+        "diagnoses": {"ps2_mean_sq_length": "mapped_the_mean"},
     },
     "never_terminates": {
         "description": "gamma_for_similarity loops forever; everything else is correct",

@@ -429,7 +429,7 @@ VARIANTS = {
             "feature_mean_sq_norm_answer": FORMS_FEATURE_MEAN,
             "distances_to_mean_answer": FORMS_DISTANCES,
             "centre_new_answer": FORMS_CENTRE_NEW,
-            "exact_centre_2x2_answer": OWN_TOOLS_MATRIX,
+            "exact_centre_3x3_answer": OWN_TOOLS_MATRIX,
             "exact_poly_answer": OWN_TOOLS_POLY,
             "exact_mean_answer": OWN_TOOLS_MEAN,
             "exact_new_point_answer": OWN_TOOLS_NEW,
@@ -491,21 +491,21 @@ VARIANTS = {
         "description": "floats where exact answers are asked (the right values on the "
         "student's numbers, as floats); the visible exactness check fails, so each of those "
         "cells earns nothing",
-        "cells": {"exact_centre_2x2_answer": FLOAT_MATRIX, "exact_mean_answer": FLOAT_MEAN},
-        "lost": {"test_exact_centre_2x2": 2.0, "test_exact_mean": 4.0},
+        "cells": {"exact_centre_3x3_answer": FLOAT_MATRIX, "exact_mean_answer": FLOAT_MEAN},
+        "lost": {"test_exact_centre_3x3": 2.0, "test_exact_mean": 4.0},
     },
     "exact_not_centred": {
         "description": "by hand, forgets to centre (notes 10-12): K for the centred matrices, "
         "K_ii for the squared distances, tr K / n for the variance, k_star for the centred "
         "new vector; each of those items loses with the diagnosis not_centred (or "
         "new_point_not_centred), K and the means stay right",
-        "cells": {"exact_centre_2x2_answer": EXACT_NOT_CENTRED_MATRIX,
+        "cells": {"exact_centre_3x3_answer": EXACT_NOT_CENTRED_MATRIX,
                   "exact_poly_answer": EXACT_NOT_CENTRED_POLY,
                   "exact_mean_answer": EXACT_NOT_CENTRED_MEAN,
                   "exact_new_point_answer": EXACT_NOT_CENTRED_NEW},
-        "lost": {"test_exact_centre_2x2": 2.0, "test_exact_poly": 2.0, "test_exact_mean": 3.0,
+        "lost": {"test_exact_centre_3x3": 2.0, "test_exact_poly": 2.0, "test_exact_mean": 3.0,
                  "test_exact_new_point": 2.0},
-        "diagnoses": {"ps4_centre_2x2": "not_centred", "ps4_poly_Kc": "not_centred",
+        "diagnoses": {"ps4_centre_3x3": "not_centred", "ps4_poly_Kc": "not_centred",
                       "ps4_poly_sq_dists": "not_centred",
                       "ps4_poly_total_variance": "not_centred",
                       "ps4_new_kc_star": "new_point_not_centred"},
@@ -513,10 +513,10 @@ VARIANTS = {
     "exact_one_side": {
         "description": "by hand, centres one side only (K H, H K): both centred matrices lose "
         "with the diagnosis centred_one_side",
-        "cells": {"exact_centre_2x2_answer": EXACT_ONE_SIDE_MATRIX,
+        "cells": {"exact_centre_3x3_answer": EXACT_ONE_SIDE_MATRIX,
                   "exact_poly_answer": EXACT_ONE_SIDE_POLY},
-        "lost": {"test_exact_centre_2x2": 2.0, "test_exact_poly": 2.0},
-        "diagnoses": {"ps4_centre_2x2": "centred_one_side", "ps4_poly_Kc": "centred_one_side"},
+        "lost": {"test_exact_centre_3x3": 2.0, "test_exact_poly": 2.0},
+        "diagnoses": {"ps4_centre_3x3": "centred_one_side", "ps4_poly_Kc": "centred_one_side"},
     },
     "exact_distances": {
         "description": "gives the distances where their squares are asked (to the mean, and "

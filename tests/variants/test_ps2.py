@@ -164,7 +164,8 @@ def test_each_classic_mistake_is_named_on_any_variant():
                 assert not verdict.ok, (student, name, code)
                 assert verdict.code == code, (student, name, code, verdict)
         assert {m[0] for m in v.mistakes["ps2_count_tally"]} >= {"counted_all_monomials"}
-        assert {m[0] for m in v.mistakes["ps2_quad_map_products"]} == {"missing_sqrt2"}
+        assert {m[0] for m in v.mistakes["ps2_mean_sq_length"]} == {
+            "mapped_the_mean", "mean_without_cross_term", "sum_not_mean"}
 
 
 def _solution_cells() -> str:
