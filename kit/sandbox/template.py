@@ -22,6 +22,7 @@ waits until the kernel ends, or its wrapper says "kill" or hangs up, and reports
 init dies with its keeper, and the notebook's whole pid namespace with init.
 """
 
+import gc
 import json
 import os
 import random
@@ -216,6 +217,10 @@ def main(listen_fd, life_fd, given):
     _PYTHON_ENV = {k: v for k, v in os.environ.items() if k not in given and k != "PWD"}
     call("prctl", PR_SET_DUMPABLE, 0, 0, 0, 0)
     _warm_up()
+    # what the imports made stays alive in every kernel: out of the collector's sight, a
+    # kernel's collections do not touch (and so copy) the template's pages
+    gc.collect()
+    gc.freeze()
     listener = socket.socket(fileno=listen_fd)
     while True:
         ready, _, _ = select.select([listener, life_fd], [], [], 1.0)

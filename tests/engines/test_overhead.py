@@ -1,13 +1,20 @@
 """What grading skips of a notebook's overhead, and what it keeps doing (issue 28).
 
 - a grading process probes bubblewrap once, not before every notebook, and never takes a
-  broken one for working.
+  broken one for working;
+- the judge's child leaves the grader's objects out of its garbage collector (collecting
+  them copied every page of the grader's heap).
 """
 
 from __future__ import annotations
 
-import pytest
+import gc
 
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell
+
+from kit.judge import limits
 from kit.sandbox import wrapper
 
 
@@ -37,3 +44,16 @@ def test_a_broken_bubblewrap_is_never_taken_for_working(monkeypatch, bwrap):
     assert wrapper.unavailable(cached=True) and wrapper.unavailable(cached=True)
     assert len(calls) == (2 if bwrap == "/bin/false" else 0)
     assert not wrapper._WORKED
+
+
+def test_the_judges_child_leaves_the_graders_objects_out_of_its_collector():
+    cell = new_code_cell("")
+
+    def judge(c):
+        c.outputs = [nbformat.v4.new_output("stream", name="stdout",
+                                            text=f"{gc.get_freeze_count()}\n")]
+
+    limits.run_bounded([(cell, judge)])
+    frozen = int(cell.outputs[0]["text"])
+    assert frozen > 1000  # this process's objects (the child's own are collected as usual)
+    assert gc.get_freeze_count() == 0  # the grader itself still collects everything
