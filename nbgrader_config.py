@@ -46,6 +46,11 @@ c.Execute.interrupt_on_timeout = True
 # Once the last cell has run, the kernel (and its sandbox) is killed rather than asked to
 # shut down: nothing is lost, and a polite shutdown cost about 0.8 s of every notebook.
 c.Execute.shutdown_kernel = "immediate"
+# nbconvert validates the whole notebook after every step of a conversion: nineteen times
+# per autograded notebook (six sanitising steps, thirteen grading steps). Only the notebook
+# that leaves the last step reaches the file: it is validated there, and an invalid one
+# fails the same way (nbformat.ValidationError).
+c.NotebookExporter.optimistic_validation = True
 
 # What students see in place of the solutions.
 c.ClearSolutions.code_stub = {
@@ -75,6 +80,8 @@ c.GenerateFeedback.preprocessors = [
 c.HTMLExporter.extra_template_basedirs = __import__("kit.feedback_labels").feedback_labels.template_dirs()
 # The same page as nbconvert's HTMLExporter, at 40% of its CPU (kit/handback/exporter.py).
 c.GenerateFeedback.exporter_class = "kit.handback.exporter.FeedbackExporter"
+# validated once, after its last step, as autograde's notebooks are (NotebookExporter above)
+c.FeedbackExporter.optimistic_validation = True
 c.HTMLExporter.preprocessors = ["kit.html.sanitize.SanitizeStudentContent"]
 
 # `nbgrader export`: the stock CSV columns, then the auto-graded and hand-graded points and
