@@ -53,6 +53,7 @@ def hub_oauth(api_url: str, prefix: str, service: str):
 
     scopes = os.environ.get("JUPYTERHUB_OAUTH_ACCESS_SCOPES")
     return HubOAuth(api_url=api_url, api_token=token, base_url=prefix, cache_max_age=60,
+                    allow_token_in_url=False,  # a link carrying a token logs nobody in
                     oauth_client_id=os.environ.get("JUPYTERHUB_CLIENT_ID") or f"service-{service}",
                     **({} if scopes else {"access_scopes": {f"access:services!service={service}"}}))
 

@@ -197,3 +197,17 @@ def test_a_huge_feedback_page_is_refused_at_once(served):
         assert status == 404 and "cannot be shown" in body and time.monotonic() - start < 5
     finally:
         page.unlink()
+
+
+def test_the_hub_login_comes_from_the_hubs_environment(monkeypatch):
+    """Without the hub's token (the service run by hand) there is no login, and the page
+    says so (503); with it, JupyterHub's OAuth for this service, needing its access scope."""
+    from kit.checks.overview_web import hub_oauth
+
+    for name in ("JUPYTERHUB_API_TOKEN", "JUPYTERHUB_CLIENT_ID", "JUPYTERHUB_OAUTH_ACCESS_SCOPES"):
+        monkeypatch.delenv(name, raising=False)
+    assert hub_oauth("http://127.0.0.1:1/hub/api", PREFIX, "kpca-check") is None
+    monkeypatch.setenv("JUPYTERHUB_API_TOKEN", "service-token")
+    auth = hub_oauth("http://127.0.0.1:1/hub/api", PREFIX, "kpca-check")
+    assert auth.oauth_client_id == "service-kpca-check" and auth.access_scopes == {ACCESS}
+    assert auth.allow_token_in_url is False and auth.base_url == PREFIX
