@@ -38,7 +38,7 @@ _REFERENCES = [
     r"\bTest[- ]yourself Q\d+", r"\bQ\d+\b", r"\bParts? \d+(?:\s*(?:and|,|to|-|–)\s*\d+)*",
     r"\b[Ll]ectures? \d+(?:\s*(?:–|-|to)\s*\d+)?", r"\b[Pp]roblem sets? \d+", r"\b[Ss]ections? \d+",
     r"\(\d+(?:\.\d+)? points?\)", r"\bps\d\b", r"\bL\d+\b", r"\b\d+:\d\d\b",
-    r"\bExample \d+\b", r"\b\d+-D\b",
+    r"\bExample \d+\b", r"\b\d+-D\b", r"\bfiles? 00\d\b",  # a seed file's name: 000 ... 004
 ]
 _FRACTIONS = [
     re.compile(r"\\t?frac\{(\d+)\}\{(\d+)\}"), re.compile(r"\\t?frac\{(\d+)\}(\d)"),
