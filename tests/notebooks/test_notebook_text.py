@@ -5,7 +5,8 @@
   earlier markdown cell, so a student never meets a NameError for a name nobody told them;
 * where one test cell grades several answers, the text says each answer's points, and
   they add up to the cell's points;
-* every problem set states the same time estimate, and the README the unit's total;
+* every problem set states its time part by part, the parts add up to its total, each total is
+  one week's work of the same size (120 to 150 minutes), and the README's unit total is their sum;
 * the numbers cell is collapsed in every notebook.
 """
 
@@ -20,8 +21,10 @@ import pytest
 from kit.course import ASSIGNMENTS, REPO_ROOT
 from tests.notebooks.attributions import load
 
-#: the time every problem set is planned for, as the notebooks and the README state it
-PLANNED = "about 2 hours"
+#: one week's work, in minutes: every problem set's total lies within
+WEEK = (120, 150)
+TIME = re.compile(r"\*\*Time:\*\* about (\d+) minutes, one week's work \(every problem set of the "
+                  r"unit takes 120 to 150\)\. Plan, in minutes: ([^\n]*?)\.\n")
 GRADE_CALL = re.compile(r'grade(?:_exact)?\("[^"]+",\s*([A-Za-z_]\w*),\s*points=([\d.]+)\)')
 
 
@@ -99,19 +102,42 @@ def test_multi_answer_cells_state_how_their_points_split(ps):
         assert sum(float(p) for _, p in calls) == float(_meta(cell)["points"])
 
 
+def _plan(ps) -> tuple[int, list[tuple[str, int]], str]:
+    """``(total, [(part, minutes), ...], the rest of the text)`` a notebook's first cells state."""
+    text = "\n".join("".join(c["source"]) for c in _notebook(ps, "source")["cells"][:3]) + "\n"
+    found = TIME.findall(text)
+    assert len(found) == 1, f"{ps} should state its time once as **Time:** ... Plan, in minutes: ..."
+    total, parts = found[0]
+    plan = [(m.group(1), int(m.group(2))) for m in re.finditer(r"(lesson|Part \d+) (\d+)", parts)]
+    return int(total), plan, TIME.sub("", text)
+
+
 @pytest.mark.parametrize("ps", ASSIGNMENTS)
-def test_every_problem_set_states_the_same_time(ps):
-    intro = "".join(_notebook(ps, "source")["cells"][0]["source"])
-    lesson = " ".join("".join(c["source"]) for c in _notebook(ps, "source")["cells"][:3])
-    assert PLANNED in (intro + lesson).lower(), f"{ps} should say it takes {PLANNED}"
-    others = (intro + lesson).lower().replace(PLANNED, "")
-    assert not re.search(r"\b\d+ (?:to \d+ )?(?:minutes|hours)\b", others), (
-        f"{ps} still states another time")
+def test_every_problem_set_states_its_time_part_by_part_and_the_parts_add_up(ps):
+    total, plan, rest = _plan(ps)
+    headings = [m.group(1) for c in _notebook(ps, "source")["cells"] if c["cell_type"] == "markdown"
+                for m in re.finditer(r"^## (Part \d+)\b", "".join(c["source"]), re.MULTILINE)]
+    assert [name for name, _ in plan] == ["lesson", *headings], f"{ps}: the plan names every part once"
+    assert sum(m for _, m in plan) == total, f"{ps}: the parts' minutes add up to the total"
+    assert WEEK[0] <= total <= WEEK[1], f"{ps}: {total} minutes is not one week's work of the unit's size"
+    assert all(m >= 5 and m % 5 == 0 for _, m in plan), f"{ps}: minutes in steps of 5"
+    # no second estimate in the first cells; a plan table (ps3's) restates the same minutes
+    minutes = dict(plan)
+    rows = re.compile(r"^\| (\d+)(?:–(\d+))? \|.*\| (\d+) min \|$", re.MULTILINE)
+    for first, last, said in rows.findall(rest):
+        parts = range(int(first), int(last or first) + 1)
+        assert int(said) == sum(minutes[f"Part {p}"] for p in parts), (
+            f"{ps}: the plan table says {said} min for Part {first}{'-' + last if last else ''}")
+    stated = re.findall(r"\b\d+ (?:to \d+ )?(?:minutes|hours|min)\b", rows.sub("", rest).lower())
+    assert not stated, f"{ps} states another time: {stated}"
 
 
 def test_the_readme_states_the_units_total():
     readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
-    assert f"{len(ASSIGNMENTS)} problem sets of {PLANNED} each" in readme
+    total = sum(_plan(ps)[0] for ps in ASSIGNMENTS)
+    assert (f"The unit has {len(ASSIGNMENTS)} problem sets of {WEEK[0]} to {WEEK[1]} minutes each, "
+            f"one a week: about {total} minutes") in readme
+    assert f"about {round(total / 60)} hours" in readme
 
 
 @pytest.mark.parametrize("ps", ASSIGNMENTS)
