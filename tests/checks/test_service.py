@@ -46,6 +46,18 @@ def test_right_and_wrong_answers_and_the_attempts_left(check_service):
     assert [r[2] for r in rows(check_service, "ada", ITEM)] == ["wrong", "right"]
 
 
+def test_an_item_renamed_since_the_release_is_checked_under_its_new_name(check_service):
+    """A notebook released before ps4's rename still says check("ps4_centre_2x2", ...)."""
+    old, new = "ps4_centre_2x2", "ps4_centre_3x3"
+    limit = default_limit(new, 3)
+    status, reply = check_service.post({"item": old, "answer": encode(wrong_value(new, "ada"))})
+    assert (status, reply["verdict"], reply["attempts_left"]) == (200, "wrong", limit - 1)
+    status, reply = check_service.post({"item": new, "answer": encode(key(new, "ada"))})
+    assert (status, reply["verdict"], reply["attempts_left"]) == (200, "right", limit - 2)
+    assert [r[:3] for r in rows(check_service, "ada", new)] == [(new, 1, "wrong"), (new, 2, "right")]
+    assert rows(check_service, "ada", old) == []
+
+
 def test_a_named_mistake_gets_its_hint_and_the_key_is_never_sent(check_service):
     item = "ps1_three_point_variances"
     code, message, wrong = mistaken_values(item, "ada")[0]
