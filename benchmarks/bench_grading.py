@@ -12,6 +12,14 @@ course, in the same run of this script:
 The floor (:mod:`floor`): the CPU of each problem set's cells alone, run once in a warm
 interpreter; the kit's CPU per notebook is printed against it (goal: within 1.5x).
 
+The overhead: each run's own CPU per notebook (``getrusage`` of this script's children:
+the graders, their wrappers, judges, templates and kernels, whatever else runs on the
+machine) less the floor, stock nbgrader's beside the kit's (goal: the kit's at most 1.0 CPU
+s). Then ``--parts`` students' hand-ins are graded once more, one after another in this
+process with their feedback pages, to split it into its parts (:mod:`overhead_parts`:
+converter, judge, wrapper, gradebook, feedback, and the kernel's start and probe); their
+scores must be the parallel runs'.
+
 ``--figures compare`` measures what keeping the figures costs instead: no stock run, the
 kit's grading twice, with Agg (no figure kept) and with the inline backend (every figure a
 PNG output, the default), and the extra CPU per notebook. CPU is counted twice: the whole
@@ -19,7 +27,7 @@ machine's busy time (``/proc/stat``; other work on the machine adds to it) and t
 processes' own (``getrusage``) plus the kernels' own, which each kernel prints in a last
 cell added to every submission for this measurement.
 
-Usage: ``.venv/bin/python benchmarks/bench_grading.py [--students 40] [--keep DIR]
+Usage: ``.venv/bin/python benchmarks/bench_grading.py [--students 40] [--parts 1] [--keep DIR]
 [--figures {on,off,compare}]``
 """
 
@@ -42,6 +50,7 @@ from nbformat.v4 import new_code_cell
 
 from kit.autograde import grade_class
 from kit.course import ASSIGNMENTS, copy_course
+from kit.engines import cputime
 from kit.intake.submitted import build_submission, lay
 from kit.release import release
 
@@ -79,7 +88,21 @@ def kernel_cpu_seconds(course) -> float:
 
 
 def own_cpu_seconds() -> float:
-    """CPU time of this process's finished children and theirs (workers, kernels)."""
+    """CPU time of this process's finished children and theirs (workers, kernels).
+
+    This script is a child subreaper (``main``): a cold kernel's sandbox killed under its
+    wrapper becomes its child instead of PID 1's, and is reaped here first, so its CPU counts.
+    """
+    deadline = time.monotonic() + 3.0
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:  # no child left
+            break
+        if pid == 0:  # children alive: a dying orphan gets a moment, nothing else is waited for
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
 
@@ -122,16 +145,58 @@ def compare_figures(course, workers: int, notebooks: int) -> int:
     return 1 if failed else 0
 
 
+def parts_of_overhead(course, students, floors, scores) -> list:
+    """Grade ``students``' hand-ins once more, one after another in this process, with a
+    last cell reporting the kernel's CPU, and print the overhead's parts
+    (:mod:`overhead_parts`; with the feedback page, which the runs above do not write).
+    Returns the outcomes whose scores differ from ``scores``."""
+    from overhead_parts import ORDER, measure
+
+    from kit.engines.job import cell_scores
+
+    if not students:
+        return []
+    for assignment in ASSIGNMENTS:
+        for student in students:
+            path = course.notebook("submitted", assignment, student)
+            nb = nbformat.read(path, as_version=4)
+            nb.cells.append(new_code_cell(KERNEL_CPU_CELL))
+            nbformat.write(nb, path)
+    jobs = [(a, s) for s in students for a in ASSIGNMENTS]
+    parts = measure(course, jobs, lambda: kernel_cpu_seconds(course))
+    parts["kernel"] -= sum(floors[a] for a, _ in jobs) / len(jobs)  # its start and the probe
+    print(f"the overhead's parts, CPU s per notebook ({len(jobs)} notebooks graded one after "
+          "another in one process, feedback pages written): "
+          + ", ".join(f"{p} {parts[p]:.2f}" for p in ORDER)
+          + f"; total {sum(parts[p] for p in ORDER):.2f}")
+    overhead = sum(parts[p] for p in ORDER if p != "feedback")
+    print(f"goal: the kit's overhead per notebook (everything but the cells' own CPU; no feedback "
+          f"page, as stock autograde) at most 1.0 CPU s: {overhead:.2f} "
+          f"({'met' if overhead <= 1.0 else 'MISSED'})")
+    differ = []
+    for assignment, student in jobs:
+        got = {k: v for k, v in cell_scores(course, assignment, student).items()}
+        if got != scores.get((student, assignment)):
+            differ.append((student, assignment))
+    if differ:
+        print(f"scores that differ from the parallel runs': {differ[:5]}")
+    return differ
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=40)
     parser.add_argument("--workers", type=int, default=(os.cpu_count() or 1) + 1,
                         help="grading processes of the kit (default: cores + 1, as kit.autograde)")
     parser.add_argument("--keep", type=Path, default=None, help="course folder to keep")
+    parser.add_argument("--parts", type=int, default=1,
+                        help="students whose hand-ins are graded once more to split the "
+                             "overhead into its parts (0: not)")
     parser.add_argument("--figures", choices=("on", "off", "compare"), default="on",
                         help="keep figures as PNG outputs (on, the default), not (off), or "
                              "measure the kit's grading both ways without the stock run")
     args = parser.parse_args()
+    cputime.become_subreaper()  # own CPU counts the graders' orphans too (own_cpu_seconds)
     if args.figures != "compare":
         os.environ["KPCA_GRADING_FIGURES"] = "1" if args.figures == "on" else "0"
 
@@ -154,22 +219,24 @@ def main() -> int:
         return status
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
 
-    start, cpu = time.perf_counter(), cpu_seconds()
+    start, cpu, own = time.perf_counter(), cpu_seconds(), own_cpu_seconds()
     for assignment in ASSIGNMENTS:
         subprocess.run([sys.executable, "-m", "nbgrader", "autograde", assignment, "--force"],
                        cwd=course.root, env=env, check=True, capture_output=True)
     stock, stock_cpu = time.perf_counter() - start, cpu_seconds() - cpu
+    stock_own = own_cpu_seconds() - own
 
     runs = {}  # kernels started cold (as before the template), then forked warm (the default)
     for warm in (False, True):
         os.environ["KPCA_SANDBOX_WARM"] = "1" if warm else "0"
         shutil.rmtree(course.root / "autograded", ignore_errors=True)
-        start, cpu = time.perf_counter(), cpu_seconds()
+        start, cpu, own = time.perf_counter(), cpu_seconds(), own_cpu_seconds()
         outcomes = grade_class(course, workers=args.workers, progress=False)
-        runs[warm] = (time.perf_counter() - start, cpu_seconds() - cpu, outcomes)
+        runs[warm] = (time.perf_counter() - start, cpu_seconds() - cpu, outcomes,
+                      own_cpu_seconds() - own)
     del os.environ["KPCA_SANDBOX_WARM"]
-    kit, kit_cpu, outcomes = runs[True]
-    cold, cold_cpu, cold_outcomes = runs[False]
+    kit, kit_cpu, outcomes, kit_own = runs[True]
+    cold, cold_cpu, cold_outcomes, cold_own = runs[False]
     failed = [o for o in outcomes + cold_outcomes if o.status != "graded"]
     scores = {(o.student, o.assignment): o.scores for o in cold_outcomes}
     differ = [o for o in outcomes if scores.get((o.student, o.assignment)) != o.scores]
@@ -204,6 +271,12 @@ def main() -> int:
     ratio = kit_cpu / notebooks / floor
     print(f"goal: the kit within 1.5x the floor: {ratio:.2f}x "
           f"({'met' if ratio <= 1.5 else 'MISSED'})")
+    print("own CPU (everything this script's graders ran, their orphans included, and nothing "
+          "else the machine does):")
+    for name, own in (("stock", stock_own), ("kit, cold", cold_own), ("kit, warm", kit_own)):
+        print(f"  {name}: {own / notebooks:.2f} CPU s per notebook, over the floor "
+              f"{own / notebooks - floor:.2f} s")
+    differ += parts_of_overhead(course, students[:args.parts], floors, scores)
     if args.keep is None:
         shutil.rmtree(root, ignore_errors=True)
     return 1 if failed or differ else 0
