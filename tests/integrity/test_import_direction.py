@@ -62,6 +62,7 @@ LAYERS: list[tuple[str, ...]] = [
     # the commands a TA types, and the pointers of renamed ones
     ("kit.autograde", "kit.variants", "kit.collect", "kit.gradebook_move",
      "kit.kernelenv", "kit.kernelspec", "kit.hub", "kit.hub_config"),
+    ("kit.demo_term",),  # the demo class's term: calendar, hand-in times, solutions, overview
     ("kit.demo",),  # the main job: release, lay the demo class, autograde, report
     ("kit$",),  # kit/__init__.py, the map of the stages (a name ending in $: that module only)
 ]
