@@ -25,6 +25,7 @@ from kit.autograde import grade_class
 from kit.course import ASSIGNMENTS, REPO_ROOT, Course
 from kit.demo_term import after_grading, hand_in_times, set_calendar
 from kit.gradebook.export import rows, write_csv
+from kit.gradebook.parts import write_by_part
 from kit.intake.submitted import lay_class
 from kit.release import release
 from kit.report.page import write_report
@@ -100,6 +101,7 @@ def run(course: Course, workers=None, fresh=True) -> list:
     hand_in_times(course)
     outcomes = grade_class(course, workers=workers, feedback=True)
     csv_path = write_csv(course, outcomes)
+    write_by_part(course, outcomes)
     report = write_report(course, outcomes)
     print()
     print("\n".join(after_grading(course, workers)))

@@ -108,7 +108,8 @@ def _late(found, score) -> dict:
 
 
 def write_csv(course: Course, outcomes: list[Outcome], path: Path | None = None) -> Path:
-    """Write the rows of :func:`rows` to ``path`` (default ``reports/grades.csv``); return it."""
+    """Write the rows of :func:`rows` to ``path`` (default ``reports/grades.csv``); return it.
+    :func:`kit.gradebook.parts.write_by_part` writes the per-part rows beside it."""
     path = path or course.root / "reports" / "grades.csv"
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="", encoding="utf-8") as fh:

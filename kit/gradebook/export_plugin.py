@@ -5,7 +5,8 @@ which part of it was graded by hand nor the TA's comments. :class:`HandGradesCsv
 (``c.ExportApp.plugin_class`` in ``nbgrader_config.py``) writes the stock columns first
 (ids, names and e-mails never as a spreadsheet formula: :func:`kit.gradebook.export.as_text`),
 then ``auto_score``, ``manual_score``, ``hand_graded`` and ``comments``
-(see :mod:`kit.gradebook.hand_grades`).
+(see :mod:`kit.gradebook.hand_grades`); beside it, ``<name>_by_part.csv`` holds the points of
+each graded cell (:mod:`kit.gradebook.parts`).
 """
 
 from __future__ import annotations
@@ -41,6 +42,23 @@ class HandGradesCsvExport(CsvExportPlugin):
                     if students and student.id not in students:
                         continue
                     writer.writerow(self._row(gradebook, assignment, student))
+        self._by_part(gradebook, dest, assignments, students)
+
+    def _by_part(self, gradebook: Gradebook, dest: str, assignments, students) -> None:
+        """The per-part rows (:mod:`kit.gradebook.parts`) beside ``dest``: ``<name>_by_part.csv``."""
+        from pathlib import Path
+
+        from kit.gradebook.parts import gradebook_rows, write_rows
+
+        coursedir = getattr(self.parent, "coursedir", None)
+        root = Path(getattr(coursedir, "root", None) or ".")
+        pairs = [(a.name, s.id) for a in gradebook.assignments
+                 if not assignments or a.name in assignments
+                 for s in gradebook.students if not students or s.id in students]
+        rows = gradebook_rows(gradebook, pairs, lambda ps: root / "source" / ps / f"{ps}.ipynb")
+        path = Path(dest)
+        write_rows(rows, path.with_name(f"{path.stem}_by_part.csv"))
+        self.log.info("Exporting the grades of each part to %s", path.with_name(f"{path.stem}_by_part.csv"))
 
     @staticmethod
     def _row(gradebook: Gradebook, assignment, student) -> dict:

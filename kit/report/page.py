@@ -207,6 +207,7 @@ def outcomes_on_disk(course: Course, assignments=ASSIGNMENTS) -> list[Outcome]:
 
 def main(argv=None) -> int:
     from kit.gradebook.export import write_csv
+    from kit.gradebook.parts import write_by_part
 
     parser = argparse.ArgumentParser(prog="python -m kit.report", description=__doc__.splitlines()[0])
     parser.add_argument("assignments", nargs="*", default=list(ASSIGNMENTS))
@@ -226,6 +227,7 @@ def main(argv=None) -> int:
                 print(f"  ! {inert(o.student)} / {o.assignment}: {inert(problem)}")
         print(f"feedback: {course.root / 'feedback'}")
     print(f"grades:   {write_csv(course, outcomes)}")
+    print(f"by part:  {write_by_part(course, outcomes)}")
     print(f"report:   {write_report(course, outcomes)}")
     return 0
 

@@ -82,3 +82,20 @@ def test_a_fresh_demo_forgets_only_a_gradebook_of_the_demo_class(tmp_path, monke
                 gb.add_student(s)
         _forget_demo_gradebook(course)
         assert (course.root / "gradebook.db").exists() == kept, students
+
+
+def test_the_per_part_grades_carry_the_late_penalty_and_add_up(demo_run):
+    course, _ = demo_run
+    with (course.root / "reports" / "grades_by_part.csv").open() as fh:
+        parts = list(csv.DictReader(fh))
+    late_student, late_ps, _ = LATE_HAND_IN
+    late_rows = [r for r in parts if r["kind"] == "late"]
+    assert [(r["student"], r["assignment"]) for r in late_rows] == [(late_student, late_ps)]
+    assert float(late_rows[0]["points"]) == -float(_rows(course)[late_student, late_ps]["late_penalty"])
+    sums: dict = {}
+    for r in parts:
+        if r["points"]:
+            sums[r["student"], r["assignment"]] = sums.get((r["student"], r["assignment"]), 0) + float(r["points"])
+    for key, row in _rows(course).items():
+        if row["status"] == "graded":
+            assert round(sums.get(key, 0), 2) == float(row["score_after_late"]), (key, row)

@@ -76,6 +76,7 @@ def graded_class(tmp_path_factory) -> GradedClass:
     from kit.autograde import grade_class
     from kit.course import copy_course
     from kit.gradebook.export import write_csv
+    from kit.gradebook.parts import write_by_part
     from kit.handback.feedback import write_feedback
     from kit.intake.submitted import lay_class
     from kit.release import release
@@ -90,6 +91,7 @@ def graded_class(tmp_path_factory) -> GradedClass:
     hand_grade(course, HAND_GRADES)
     assert not write_feedback(course, PS, "ada")
     write_csv(course, outcomes)
+    write_by_part(course, outcomes)
     write_report(course, outcomes)
     export = nbgrader_export(course, course.root / "nbgrader_export.csv")
     _MADE["class"] = GradedClass(course, outcomes, stream.getvalue(), export)
