@@ -16,10 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import time
-from collections import deque
 
-from kit.checks.access import HubDown, refusal
 from kit.checks.gate import CheckHandler
 
 __all__ = ["DueHandler", "due_line"]
@@ -84,26 +81,8 @@ class DueHandler(CheckHandler):
         self.reply(200, "due", line, **fields)
 
     async def _student(self) -> str | None:
-        """The asking student (the checks' token and group gates), or None once refused."""
-        s = self.state
-        scheme, _, token = self.request.headers.get("Authorization", "").partition(" ")
-        if scheme.lower() not in ("token", "bearer") or not token.strip():
-            return self.reply(401, "refused", "no hub login came with this request: your due "
-                              "date shows on the course's JupyterHub")
-        try:
-            who = await s["identities"].user(token.strip())
-        except HubDown:
-            return self.reply(503, "refused", "the hub cannot say who you are right now")
-        if who is None:
-            return self.reply(403, "refused", "this hub token is not valid (log in to the "
-                              "course's JupyterHub again)")
-        why = refusal(who, s["service"], *s["policy"].groups())
-        if why:
-            return self.reply(403, "refused", why)
-        recent, moment = s.setdefault("recent_due", {}).setdefault(who.name, deque()), time.monotonic()
-        while recent and recent[0] < moment - 60:
-            recent.popleft()
-        if len(recent) >= s["policy"].settings.per_minute:
-            return self.reply(429, "refused", "too many requests in a minute: wait a little")
-        recent.append(moment)
-        return who.name
+        """The asking student (the checks' token and group gates, and a per-minute limit of
+        its own), or None once refused."""
+        return await self.hub_student("no hub login came with this request: your due date "
+                                      "shows on the course's JupyterHub", window="recent_due",
+                                      too_many="too many requests in a minute: wait a little")

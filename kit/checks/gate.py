@@ -97,12 +97,15 @@ class CheckHandler(JsonErrors):
                 self.reply(503, "refused", "the check service failed on this check; no "
                            "check was used: try again in a minute")
 
-    async def check(self):
+    async def hub_student(self, no_login: str, window: str = "recent",
+                          too_many: str = "too many checks in a minute: wait a little") -> str | None:
+        """The asking student, or None once refused: the hub token (``no_login`` when none
+        came), the course's groups, then the per-minute limit counted in ``state[window]``
+        (graded and practice checks share ``recent``; other requests keep their own)."""
         s = self.state
         scheme, _, token = self.request.headers.get("Authorization", "").partition(" ")
         if scheme.lower() not in ("token", "bearer") or not token.strip():
-            return self.reply(401, "refused", "no hub login came with this check: checks work "
-                              "from a notebook on the course's JupyterHub")
+            return self.reply(401, "refused", no_login)
         try:
             who = await s["identities"].user(token.strip())
         except HubDown:
@@ -111,17 +114,24 @@ class CheckHandler(JsonErrors):
         if who is None:
             return self.reply(403, "refused", "this hub token is not valid (log in to the "
                               "course's JupyterHub again)")
-        policy = s["policy"]
-        why = refusal(who, s["service"], *policy.groups())
+        why = refusal(who, s["service"], *s["policy"].groups())
         if why:
             return self.reply(403, "refused", why)
-        student, settings, now = who.name, policy.settings, time.monotonic()
-        recent = s["recent"].setdefault(student, deque())
+        now, recent = time.monotonic(), s.setdefault(window, {}).setdefault(who.name, deque())
         while recent and recent[0] < now - 60:
             recent.popleft()
-        if len(recent) >= settings.per_minute:
-            return self.reply(429, "refused", "too many checks in a minute: wait a little")
+        if len(recent) >= s["policy"].settings.per_minute:
+            return self.reply(429, "refused", too_many)
         recent.append(now)
+        return who.name
+
+    async def check(self):
+        s = self.state
+        student = await self.hub_student("no hub login came with this check: checks work "
+                                         "from a notebook on the course's JupyterHub")
+        if student is None:
+            return
+        policy = s["policy"]
         if self.size > MAX_BODY:
             return self.too_large()
         try:

@@ -19,9 +19,7 @@ import asyncio
 import json
 import logging
 import time
-from collections import deque
 
-from kit.checks.access import HubDown, refusal
 from kit.checks.gate import CheckHandler
 from kit.checks.judging import MAX_BODY, Outcome, read_answer
 from kit.checks.policy import item_problem_set
@@ -37,29 +35,8 @@ class PracticeHandler(CheckHandler):
     async def student(self) -> str | None:
         """The checking student (the graded checks' token, group and rate gates), or None
         once refused."""
-        s = self.state
-        scheme, _, token = self.request.headers.get("Authorization", "").partition(" ")
-        if scheme.lower() not in ("token", "bearer") or not token.strip():
-            return self.reply(401, "refused", "no hub login came with this request: practice "
-                              "works from a notebook on the course's JupyterHub")
-        try:
-            who = await s["identities"].user(token.strip())
-        except HubDown:
-            return self.reply(503, "refused", "the hub cannot say who you are right now; "
-                              "try again in a minute")
-        if who is None:
-            return self.reply(403, "refused", "this hub token is not valid (log in to the "
-                              "course's JupyterHub again)")
-        why = refusal(who, s["service"], *s["policy"].groups())
-        if why:
-            return self.reply(403, "refused", why)
-        now, recent = time.monotonic(), s["recent"].setdefault(who.name, deque())
-        while recent and recent[0] < now - 60:
-            recent.popleft()
-        if len(recent) >= s["policy"].settings.per_minute:
-            return self.reply(429, "refused", "too many checks in a minute: wait a little")
-        recent.append(now)
-        return who.name
+        return await self.hub_student("no hub login came with this request: practice works "
+                                      "from a notebook on the course's JupyterHub")
 
     async def check(self):
         from kit.checks.practice import PracticeStore, draw_index, draw_kept
