@@ -139,7 +139,13 @@ class SafeCollect(ExchangeCollect):
             shutil.rmtree(dest, ignore_errors=True)
             self.log.error(safefiles.refusal_line(Path(src).name.split("+")[0], exc.found))
             return
-        when = self._times.get(src) or received_times.exchange_time(src, self._collect_time)
+        # the student owns her folder in inbound/ and may write into it between the listing
+        # and this copy (she can watch it being read): the time is also the latest change
+        # seen after the copy, so nothing copied is older in the record than it was in fact
+        listed = self._times.get(src)
+        after = received_times.exchange_time(src, max(dt.datetime.now(dt.timezone.utc),
+                                                       self._collect_time))
+        when = after if listed is None else max(listed.replace(tzinfo=dt.timezone.utc), after)
         student = Path(dest).parent.name
         received_times.record_received(
             self.coursedir.root, student, Path(dest).name, when,

@@ -208,3 +208,48 @@ def test_a_calendar_that_cannot_be_read_stops_collect_and_the_import(tmp_path, r
     assert not (course.root / "submitted").exists()
     with pytest.raises(CalendarError, match="term.json: not JSON"):
         due_of(course, PS)
+
+
+def test_a_hand_in_rewritten_while_collect_runs_is_recorded_as_late(tmp_path, released_ps1,
+                                                                    monkeypatch):
+    """The student owns her folder in ``inbound/``: she hands in before the due date, watches
+    the folder (inotify sees collect read it) and, once collect has listed the hand-ins and
+    read their times, rewrites her notebook in place after the due date, before it is copied.
+    The new content is what collect copies, so its time is the rewrite's: late, not the
+    listing's time of an on-time hand-in."""
+    from nbgrader.auth import Authenticator
+    from nbgrader.coursedir import CourseDirectory
+
+    from kit.intake import safefiles
+    from kit.term.intake import TermCollect
+
+    course = released_ps1(tmp_path / "course")
+    exchange = tmp_path / "exchange"
+    nb = nbformat.writes(build_submission(course, PS))
+    _inbound(exchange, f"sly+{PS}+2026-12-01 00:00:00.000000 UTC+aaaa", nb, FORGED["past"])
+    folder = exchange / "kernel_pca" / "inbound" / f"sly+{PS}+2026-12-01 00:00:00.000000 UTC+aaaa"
+    time.sleep(1.2)
+    due = dt.datetime.now(UTC).replace(microsecond=0)
+    _set_due(course, due, "10% per day")
+    time.sleep(1.2)
+    real_copy, rewritten = safefiles.copy_tree, []
+
+    def student_writes_first(src, dest, **kw):  # her write lands between listing and copy
+        with open(os.path.join(src, f"{PS}.ipynb"), "r+", encoding="utf-8") as fh:
+            fh.seek(0, os.SEEK_END)
+            fh.write(" ")
+        rewritten.append(dt.datetime.now(UTC))
+        return real_copy(src, dest, **kw)
+
+    monkeypatch.setattr(safefiles, "copy_tree", student_writes_first)
+    monkeypatch.setenv("KPCA_EXCHANGE", str(exchange))
+    config = course.config()
+    config.CourseDirectory.assignment_id = PS
+    coursedir = CourseDirectory(config=config)
+    TermCollect(coursedir=coursedir, authenticator=Authenticator(config=config),
+                config=config).start()
+    assert rewritten and course.notebook("submitted", PS, "sly").read_text() == nb + " "
+    assert folder.is_dir()
+    when = received(course, "sly", PS).time
+    assert when > due, (when, due)  # the listing's time said on time; the content is late
+    assert assess(load(course), "sly", PS, when, 10.0).late
