@@ -8,7 +8,8 @@ auto-graded part, hardest first, titled by the notebook's heading; the mistakes 
 tests named most often (``[diagnosis: <code>]``). Then a table of every student linking each
 feedback page, the late hand-ins, extensions and exemptions of the course calendar
 (:mod:`kit.term.report`), the hand-ins that could not be graded, and those with another
-student's id typed in. The numbers are in :mod:`kit.report.data`, the plots in :mod:`kit.report.plot`.
+student's id typed in, and the copying evidence (:mod:`kit.copying`, also
+``reports/copying.csv``). The numbers are in :mod:`kit.report.data`, the plots in :mod:`kit.report.plot`.
 
 ``python -m kit.report`` makes the report and ``reports/grades.csv`` again from what is on
 disk and in the gradebook (after hand grading, say); ``--feedback`` first writes every graded
@@ -28,6 +29,7 @@ from urllib.parse import quote
 from kit.course import ASSIGNMENTS, REPO_ROOT, Course, prepare_environment
 from kit.engines.job import Outcome, students_of
 from kit.inert import inert
+from kit.itemstats.report import report_sections
 from kit.report.data import ProblemSet, describe, summarise, wrong_ids
 from kit.report.plot import problem_set_png
 from kit.term.report import late_section
@@ -150,6 +152,7 @@ def write_report(course: Course, outcomes: list[Outcome], folder: Path | None = 
     ) or "<li>none</li>"
     students = {o.student for o in outcomes}
     graded = sum(len(ps.graded) for ps in sets)
+    copying = _copying(course, outcomes, folder)
     page = f"""<!doctype html><html><head><meta charset="utf-8"><title>Class report</title>
 <style>{STYLE}</style></head><body>
 <h1>Kernel PCA unit: class report</h1>
@@ -159,8 +162,10 @@ could not be graded are counted beside them. Hand-graded points are those a TA h
 formgrader so far ("{NOT_GRADED}" until then; <code>python -m kit.report</code> makes this
 page again).</p>
 <nav>{" · ".join(f'<a href="#{e(ps.name)}">{e(ps.name)}</a>' for ps in sets)} ·
+<a href="#itemstats">item statistics</a> · <a href="#fairness">fairness</a> ·
 <a href="#students">students</a></nav>
 {"".join(_section(ps) for ps in sets)}
+{report_sections(course, outcomes, folder)}
 <section id=students><h2>Students</h2>
 <p>Auto-graded + hand-graded points; each links the student's feedback page.</p>
 {_students_table(course, folder, sets)}</section>
@@ -170,10 +175,21 @@ page again).</p>
 <p>Their exact answers were graded on the submitter's own numbers and earned nothing; check
 the LMS, hub and nbgrader ids match (<code>python -m kit.variants &lt;ps&gt; --student ID</code>).</p>
 <ul class=mismatched>{mismatched}</ul></section>
+{copying}
 </body></html>"""
     out = folder / "class_report.html"
     out.write_text(page, encoding="utf-8")
     return out
+
+
+def _copying(course: Course, outcomes: list[Outcome], folder: Path) -> str:
+    """Write ``copying.csv`` into ``folder``; return the report's section (:mod:`kit.copying`)."""
+    from kit.copying.evidence import gather, section, write_csv
+
+    evidence = gather(course, [a for a in ASSIGNMENTS if any(o.assignment == a for o in outcomes)],
+                      sorted({o.student for o in outcomes}))
+    write_csv(evidence, folder / "copying.csv")
+    return section(evidence)
 
 
 def outcomes_on_disk(course: Course, assignments=ASSIGNMENTS) -> list[Outcome]:

@@ -30,6 +30,9 @@ LAYERS: list[tuple[str, ...]] = [
     ("kpca_probe",),  # runs the hidden tests in the kernel (falls back to kpca_ref.grading)
     # CPU seconds of process trees (make bench-scale counts each process kind's): needs nothing
     ("kit.engines.cputime",),
+    # the Assignments panel's due dates: a route on the student's own Jupyter server that
+    # asks the check service over HTTP (it imports nothing of the kit)
+    ("kit.duepanel",),
     # where a course lives, how nbgrader is driven for it; student text made inert on a terminal
     ("kit.course", "kit.inert"),
     # student text made plain text in the pages the kit writes itself (the overview)
@@ -55,6 +58,10 @@ LAYERS: list[tuple[str, ...]] = [
     ("kit.sandbox",),  # runs a notebook; asks the judge what the test cells call
     ("kit.engines",),  # grading jobs: intake checks, sandboxed run, feedback page
     ("kit.gradebook",),  # export, hand grades, the move to PostgreSQL
+    # copying evidence: answers that are another student's key, identical code cells
+    ("kit.copying",),
+    # item statistics and fairness across variants, from the per-part grades (the report's)
+    ("kit.itemstats",),
     ("kit.report",),  # the class report, from outcomes and the gradebook
     # worked solutions on each student's numbers: the calendar says when, the sandbox runs
     # them, the feedback's exporter renders them, nbgrader's exchange hands them back
