@@ -15,7 +15,8 @@ through formgrader's API. :class:`SanitizeStudentContent` keeps what a person ne
   style macros shown as text. Every other type (JavaScript, SVG, widgets, PDF, ...) is
   dropped; an output left with nothing to show says what was removed. Output metadata keeps
   only numeric image sizes, and the judge's record of diagnoses on a score output
-  (``kit.course.JUDGE_KEY``: short codes only).
+  (``kit.course.JUDGE_KEY``: short codes only, with the exact answers as wire data for
+  :mod:`kit.copying`, bounded and never rendered).
 - markdown and raw cells: :func:`~kit.html.markdown.sanitize_markdown` (raw HTML shows
   as text, maths stays maths); raw cells are cleaned like HTML; attachments keep only
   PNG/JPEG/GIF images.
@@ -153,6 +154,28 @@ def _judge_record(metadata) -> dict:
                           if isinstance(c, str) and _CODE.fullmatch(c)]}
     if isinstance(record.get("other_ids"), list):
         kept["other_ids"] = [str(i)[:200] for i in record["other_ids"][:20] if isinstance(i, str)]
+    if isinstance(record.get("answers"), dict):  # exact answers as wire data, for kit.copying
+        kept["answers"] = _answers(record["answers"])
+    return kept
+
+
+_ITEM = re.compile(r"[A-Za-z0-9_]{1,80}")
+
+
+def _answers(answers: dict) -> dict:
+    """The judge's copy of a test cell's exact answers (:mod:`kpca_probe.wire` data, never
+    shown on a page): at most 40 items named like exact items, each at most 4,000 characters
+    of JSON (a longer one kept as ``None``)."""
+    import json
+
+    kept = {}
+    for name, value in list(answers.items())[:40]:
+        if isinstance(name, str) and _ITEM.fullmatch(name):
+            try:
+                fits = len(json.dumps(value)) <= 4000
+            except (TypeError, ValueError, RecursionError):
+                fits = False
+            kept[name] = value if fits else None
     return kept
 
 

@@ -104,11 +104,21 @@ def _judge_exact(name: str, points: float, payload, who: Identity | None = None,
     return earned, [shown], [verdict.code]
 
 
-def _judge_metadata(codes: list, who: Identity | None) -> dict:
+#: the longest exact answer (its wire data as JSON) the judge's record keeps for the copying
+#: evidence (:mod:`kit.copying`); a longer one is recorded as ``None`` (honest ones are short)
+ANSWER_LIMIT = 4000
+
+
+def _judge_metadata(codes: list, who: Identity | None, answers: dict | None = None) -> dict:
+    import json
+
     found = sorted({c for c in codes if c})
     meta: dict = {"diagnoses": found}
     if "wrong_student_id" in found and who is not None:
         meta["other_ids"] = sorted(who.typed - {who.student})
+    if answers:  # the exact answers as the probe sent them: kit.copying compares them with keys
+        meta["answers"] = {name: value if len(json.dumps(value)) <= ANSWER_LIMIT else None
+                           for name, value in answers.items()}
     return meta
 
 
@@ -127,7 +137,7 @@ def judge_cell(cell, forbidden: bool = False, who: Identity | None = None,
     kept = [visible_error(out, cell.source) for out in cell.get("outputs", [])
             if out.get("output_type") == "error"][:1]
     kept = grader_notes(cell) + kept
-    lines, codes, score = [], [], 0.0
+    lines, codes, score, answers = [], [], 0.0, {}
     if forbidden and plan:  # a diagnosis only: the kernel cannot import those anyway
         lines.append(FORBIDDEN_LINE)
         codes.append("forbidden_import")
@@ -142,6 +152,8 @@ def judge_cell(cell, forbidden: bool = False, who: Identity | None = None,
     else:
         for kind, name, points in plan:
             payload = found.get((kind, name))
+            if kind != "grade" and isinstance(payload, dict) and "value" in payload:
+                answers[name] = payload["value"]
             try:
                 if kind == "grade":
                     earned, more, more_codes = _judge_grade(name, points, payload)
@@ -159,7 +171,7 @@ def judge_cell(cell, forbidden: bool = False, who: Identity | None = None,
     text = "\n".join(own_line(line, code) for line, code in zip(lines, codes))
     kept.append({"output_type": "stream", "name": "stdout", "text": text + "\n"})
     kept.append({"output_type": "execute_result", "execution_count": cell.get("execution_count"),
-                 "metadata": {JUDGE_KEY: _judge_metadata(codes, who)},
+                 "metadata": {JUDGE_KEY: _judge_metadata(codes, who, answers)},
                  "data": {"text/plain": repr(score)}})
     from nbformat import from_dict
 
