@@ -134,10 +134,12 @@ def _build(course: Course, ps: str, student: str, form: str, sched, when, source
                          + "; ".join(found))
     record = {"problem_set": ps, "student": student, "form": form,
               "released": when.isoformat(), "due": sched.due.isoformat(),
-              "code_solutions_from": sched.code_at.isoformat()}
+              "code_solutions_from": sched.code_at and sched.code_at.isoformat()}
     files = handout.write_files(course.root / handout.FOLDER / student / ps, ps, text, page, record)
+    later = (f"code solutions from {sched.shown(sched.code_at)}" if sched.code_at else
+             f"code solutions not while {inert(sched.exempt)} is exempt: --late-open")
     what = ("the whole worked solution" if form == FULL else
-            f"the exact answers on their numbers (code solutions from {sched.shown(sched.code_at)})")
+            f"the exact answers on their numbers ({later})")
     return Outcome(student, form, f"{inert(student)}: {what}", files), page
 
 

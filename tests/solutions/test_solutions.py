@@ -96,10 +96,13 @@ def term(tmp_path_factory, released_ps1):
     (feedback / f"{PS}.html").write_text(
         f"<!DOCTYPE html><html><head><title>{PS}</title></head><body><main><p>{FEEDBACK_MARK}</p>"
         "</main></body></html>", encoding="utf-8")
+    # the instructor accepts cy's exemption (--late-open): without it cy gets nothing and the
+    # code waits (test_an_exempt_student_gets_nothing_and_the_code_waits_for_her)
     with exchange_env(exchange):
         day_after = release_solutions(course, PS, ["ada", "bob", "cy"], now=DUE + dt.timedelta(days=1),
-                                      hub=True, roster=roster, workers=2)
-    after_all = release_solutions(course, PS, [MARKUP], now=DUE + dt.timedelta(days=3), roster=roster)
+                                      hub=True, roster=roster, workers=2, late_open=True)
+    after_all = release_solutions(course, PS, [MARKUP], now=DUE + dt.timedelta(days=3), roster=roster,
+                                  late_open=True)
     return {"course": course, "roster": roster, "exchange": exchange, "home": home, "ada": ada,
             "day_after": {o.student: o for o in day_after},
             "after_all": {o.student: o for o in after_all}}
@@ -128,7 +131,8 @@ def test_nothing_goes_out_before_a_students_own_due_date(term, monkeypatch, caps
     course = term["course"]
     cy_before = (folder(course, "cy") / "released.json").read_text(encoding="utf-8")
     before = DUE - dt.timedelta(minutes=1)
-    outcomes = release_solutions(course, PS, ["bob", "cy"], now=before, roster=term["roster"])
+    outcomes = release_solutions(course, PS, ["bob", "cy"], now=before, roster=term["roster"],
+                                 late_open=True)
     assert [o.form for o in outcomes] == ["refused", "refused"]
     assert "bob: no solution of ps1_circle_lift before their due date, 2026-12-12 17:00 " \
            "Europe/Berlin (extension included)" in outcomes[0].message
@@ -229,10 +233,13 @@ def test_the_schedule_follows_the_calendar():
     cal = calendar()
     ada, bob, cy = (schedule(cal, PS, s) for s in ("ada", "bob", "cy"))
     grace = dt.timedelta(minutes=15)
+    assert (ada.answers_at, bob.answers_at) == (DUE + grace, DUE + dt.timedelta(days=2) + grace)
+    assert (cy.answers_at, cy.code_at, ada.code_at, bob.code_at) == (None,) * 4  # cy is exempt
+    ada, bob, cy = (schedule(cal, PS, s, late_open=True) for s in ("ada", "bob", "cy"))
     assert (ada.answers_at, ada.code_at) == (DUE + grace, DUE + dt.timedelta(days=2) + grace)
     assert bob.answers_at == bob.code_at == DUE + dt.timedelta(days=2) + grace
     assert (cy.answers_at, cy.code_at) == (ada.answers_at, ada.code_at)  # exempt: the class's date
-    assert schedule(cal, PS, "ada", code_now=True).code_at == ada.answers_at
+    assert schedule(cal, PS, "ada", code_now=True, late_open=True).code_at == ada.answers_at
     assert decide(ada, DUE + dt.timedelta(days=1)) == ANSWERS
     assert decide(ada, DUE + dt.timedelta(days=3)) == FULL
     for early in (DUE + dt.timedelta(minutes=14), ada.answers_at):  # a hand-in still counts
@@ -302,3 +309,23 @@ def test_a_known_id_that_cannot_name_a_folder_is_refused_with_the_class(term):
     assert "\x1b" not in outcomes["eve\x1b[2J"].message and "\\x1b" in outcomes["eve\x1b[2J"].message
     assert outcomes["ada"].form == "refused" and "before their due date" in outcomes["ada"].message
     assert not (course.root / "solutions" / "eve\x1b[2J").exists()
+
+
+def test_an_exempt_student_gets_nothing_and_the_code_waits_for_her(term, monkeypatch, capsys):
+    """cy is exempt: a hand-in of hers counts, without penalty, whenever it comes. Her own
+    worked answers (at the problem set's due date, as before) or a classmate's code solution
+    (once bob's extension passed) would let her hand in the solution for full marks; neither
+    goes out, however late, unless the instructor accepts it (--late-open)."""
+    course, late = term["course"], DUE + dt.timedelta(days=60)
+    before = (folder(course, "cy") / "released.json").read_text(encoding="utf-8")
+    (cy,) = release_solutions(course, PS, ["cy"], now=late, roster=term["roster"])
+    assert cy.form == "refused" and "counts whenever it comes" in cy.message
+    assert "exempt (joined late)" in cy.message
+    assert (folder(course, "cy") / "released.json").read_text(encoding="utf-8") == before
+    ada = schedule(calendar(), PS, "ada")
+    assert decide(ada, late) == ANSWERS  # the code, the same for cy, waits for her
+    assert decide(schedule(calendar(), PS, "ada", code_now=True), late) == FULL
+    monkeypatch.setenv(NOW_VAR, "2027-02-08 12:00 UTC")
+    assert main([PS, "--students", "cy", "--roster", str(term["roster"]),
+                 "--course", str(course.root)]) == 2
+    assert "not yet: cy: no solution of ps1_circle_lift: exempt (joined late)" in capsys.readouterr().err
