@@ -39,6 +39,9 @@ $(STAMP): pyproject.toml
 	  || echo "*** configurable-http-proxy is missing: make hub will refuse to start until it is" \
 	          "installed (as root: apt-get install node-configurable-http-proxy node-commander)" >&2
 	$(BIN)/python -m kit.sandbox --install
+	# The Assignments panel's due dates (kit/duepanel): a pre-built lab extension and its server
+	# route, copied into the venv (an editable install places no data files; no Node needed).
+	$(BIN)/python -m kit.duepanel --install
 	# The grader's secret (.grading_secret, never committed) salts each student's hidden inputs.
 	$(BIN)/python -m kit.secret
 	touch $(STAMP)

@@ -57,8 +57,11 @@ def _nbgrader(course: Course, env: dict, *args: str) -> None:
 
 def prepare(folder: Path, assignments=ASSIGNMENTS, port: int = 8000) -> dict:
     """Lay out the demo course under ``folder``; returns the environment of ``jupyterhub``."""
+    from kit.duepanel.install import install
     from kit.release import release
 
+    install()  # the Assignments panel's due dates, in this environment (an editable
+    # install places no data files; make venv does the same)
     folder = Path(folder).resolve()
     course = copy_course(folder / "course", assignments)
     with open(course.root / "nbgrader_config.py", "a") as config:  # a hub course (README)

@@ -17,7 +17,8 @@ nbgrader's documented JupyterHub set-up for one course:
   access it (a TA's or instructor's token may not); each student's server gets
   ``KPCA_CHECK_URL`` (:func:`check_url`: the service through the proxy, at the hub's public
   URL when it has one, ``KPCA_HUB_PUBLIC_URL``, or where the environment's own
-  ``KPCA_CHECK_URL`` says);
+  ``KPCA_CHECK_URL`` says) and ``KPCA_COURSE_ID``, so its Assignments panel shows the
+  student's own due dates (:mod:`kit.duepanel`);
 - each user's Jupyter server as a local process in ``<hub dir>/home/<user>`` (one OS user
   for the whole demo: a real deployment uses a spawner that separates users, README).
 """
@@ -85,6 +86,9 @@ def check_url(spawner=None) -> str:
 
 c.Spawner.environment = {
     "KPCA_CHECK_URL": check_url,
+    # the course whose rows of the Assignments panel show the student's due date
+    # (kit.duepanel: the student's server asks the check service with its own token)
+    "KPCA_COURSE_ID": COURSE_ID,
     "MPLBACKEND": "module://matplotlib_inline.backend_inline",
 }
 #: the token of a student's server (JUPYTERHUB_API_TOKEN, which check() sends) may access
