@@ -10,15 +10,24 @@ nbconvert's templates, and student content reaches the page only through
 :class:`kit.html.sanitize.SanitizeStudentContent`, which leaves no ``class`` attribute and
 escapes every other ``<``. ``nbgrader_config.py`` makes it ``GenerateFeedback``'s exporter;
 formgrader's pages keep nbconvert's own.
+
+Its maths is MathML, written here (:mod:`kit.html.maths`): markdown through
+:class:`~kit.html.maths.MathMLRenderer`, and the templates' filters ``latex_output`` (a
+``text/latex`` output) and ``maths_text`` (a label: escaped text, inline maths drawn), so the
+page loads no MathJax and reads the same offline. The solutions' page uses it too.
 """
 
 from __future__ import annotations
 
 import re
 
+from jinja2 import pass_context
 from nbconvert.exporters import HTMLExporter, TemplateExporter
 from nbconvert.exporters.html import WidgetsDataTypeFilter
 from nbconvert.filters.highlight import Highlight2HTML
+from nbconvert.filters.markdown_mistune import MarkdownWithMath
+
+from kit.html.maths import MathMLRenderer, latex_output, maths_text
 
 NO_DESCRIPTION = "No description has been provided for this image"
 _IMG = re.compile(r"<img\b([^>]*?)(\s*/?)>")
@@ -49,7 +58,28 @@ def accessible(html: str) -> tuple[str, int]:
 
 
 class FeedbackExporter(HTMLExporter):
-    """``HTMLExporter`` whose accessibility pass works on the text (:func:`accessible`)."""
+    """``HTMLExporter`` whose accessibility pass works on the text (:func:`accessible`) and
+    whose maths is MathML (:mod:`kit.html.maths`)."""
+
+    @pass_context
+    def markdown2html(self, context, source):
+        """nbconvert's markdown filter, with :class:`~kit.html.maths.MathMLRenderer`."""
+        cell = context.get("cell", {})
+        renderer = MathMLRenderer(
+            escape=False,
+            attachments=cell.get("attachments", {}),
+            embed_images=self.embed_images,
+            path=context.get("resources", {}).get("metadata", {}).get("path", ""),
+            anchor_link_text=self.anchor_link_text,
+            exclude_anchor_links=self.exclude_anchor_links,
+            **self.lexer_options,
+        )
+        return MarkdownWithMath(renderer=renderer).render(source)
+
+    def default_filters(self):
+        yield from super().default_filters()
+        yield ("latex_output", latex_output)
+        yield ("maths_text", maths_text)
 
     def from_notebook_node(self, nb, resources=None, **kw):
         langinfo = nb.metadata.get("language_info", {})

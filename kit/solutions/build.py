@@ -110,10 +110,13 @@ def _students(course: Course, wanted, roster: Path | None) -> list[str]:
 
 
 def _page(nb, ps: str) -> str:
+    """The solution's page: the course's ``kpca_solution`` template (its maths MathML, no
+    script, so it reads the same offline; :mod:`kit.html.maths`)."""
+    from kit.feedback_labels import template_dirs
     from kit.handback.exporter import FeedbackExporter
 
-    page, _ = FeedbackExporter().from_notebook_node(
-        nb, resources={"metadata": {"name": f"{ps}: worked solution"}})
+    exporter = FeedbackExporter(template_name="kpca_solution", extra_template_basedirs=template_dirs())
+    page, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": f"{ps}: worked solution"}})
     return page
 
 
