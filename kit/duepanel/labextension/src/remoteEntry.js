@@ -142,7 +142,7 @@ var _JUPYTERLAB;
       fetch(url, { credentials: 'same-origin', headers: headers, signal: abort.signal })
         .then(function (response) {
           if (!response.ok) {
-            // off the hub (404), a route this server lacks, a refusal: nothing to show
+            // a server without the route (404) or no login (401, 403): nothing to show
             stopped = response.status === 404 || response.status === 403 ||
               response.status === 401;
             return null;
@@ -151,6 +151,10 @@ var _JUPYTERLAB;
         })
         .then(function (reply) {
           var at = Date.now();
+          if (reply && reply.off_hub === true) {
+            stopped = true; // off the hub: this server asks no check service
+            return;
+          }
           if (reply && typeof reply === 'object' && reply.due && typeof reply.due === 'object') {
             course = typeof reply.course === 'string' ? reply.course : null;
             names.forEach(function (ps) {
