@@ -10,8 +10,8 @@ A decimal in the text is one of three things:
   with what it is.
 
 A decimal the text gains that is none of these fails the first test, so a new number is
-checked when it is written. Whole numbers are outside this test: the attributions test holds
-the notes' numbers, the notebooks' tests the points and counts.
+checked when it is written. Whole numbers and comparisons are
+:mod:`tests.notebooks.test_stated_numbers`'.
 """
 
 from __future__ import annotations
