@@ -7,6 +7,8 @@
     python -m kit.variants ps5_kernel_pca --roster students.csv      # CSV of a whole class
     python -m kit.variants --write-cells                             # instructors: refresh
                                                                      # the notebooks' cells
+    python -m kit.variants ps5_kernel_pca --retire khat:17           # next release: retire
+                                                                     # a harder candidate
 
 The roster is a CSV with a ``student_id`` column (nbgrader's ``nbgrader db student
 import`` format; a first column named ``id`` works too). The output CSV (``--out``, default
@@ -92,6 +94,33 @@ def write_cells(root: Path = REPO_ROOT, assignments=ASSIGNMENTS) -> list[str]:
     return changed
 
 
+def retire(ps: str, family: str, index: int, path: Path | None = None) -> dict:
+    """Retire candidate ``index`` of ``family`` in ``ps`` for the next release: write it into
+    ``kpca_ref/variants/retired.json`` (or ``path``) and return the retired table.
+
+    Its students get another of the family's candidates (:func:`kpca_ref.variants.candidate_of`);
+    every other student keeps theirs. ``--write-cells`` then puts the list into the numbers
+    cell, and the next release carries it."""
+    options = variants.families(ps).get(family) if ps in variants.PROBLEM_SETS else None
+    if options is None:
+        raise ValueError(f"no family {family!r} in problem set {ps!r}; its families: "
+                         f"{', '.join(variants.families(ps)) if ps in variants.PROBLEM_SETS else '-'}")
+    if not 0 <= index < len(options):
+        raise ValueError(f"{ps} / {family} has candidates 0 to {len(options) - 1}, got {index}")
+    path = Path(path or variants.RETIRED_FILE)
+    table = {p: {f: list(i) for f, i in fams.items()} for p, fams in variants._read_retired(path).items()}
+    gone = sorted(set(table.setdefault(ps, {}).get(family, [])) | {index})
+    if len(gone) >= len(options):
+        raise ValueError(f"{ps} / {family}: retiring candidate {index} would leave none")
+    table[ps][family] = gone
+    path.write_text(json.dumps(table, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    if path == variants.RETIRED_FILE:  # this process draws with the new list from now on
+        variants.RETIRED.clear()
+        variants.RETIRED.update(variants._read_retired(path))
+        variants.variant.cache_clear()
+    return table
+
+
 def counts_table() -> str:
     """Markdown table: each family of numbers, its variant count and the items built on it."""
     rows = ["| problem set | family | numbers | variants | exact items built on it |",
@@ -120,7 +149,20 @@ def main(argv=None) -> int:
                         help="refresh the numbers cell of every source notebook")
     parser.add_argument("--counts", action="store_true",
                         help="print the README's table of variant counts")
+    parser.add_argument("--retire", metavar="FAMILY:INDEX",
+                        help="retire a family's candidate of PS for the next release")
     args = parser.parse_args(argv)
+    if args.retire:
+        family, _, index = args.retire.rpartition(":")
+        if not family or not index.isdigit():
+            parser.error(f"--retire takes FAMILY:INDEX (e.g. circle:17), got {args.retire!r}")
+        try:
+            table = retire(args.ps, family, int(index))
+        except ValueError as exc:
+            parser.error(str(exc))
+        print(f"retired in {args.ps} / {family}: {table[args.ps][family]}; now "
+              "python -m kit.variants --write-cells, then release the problem set")
+        return 0
     if args.counts:
         print(counts_table())
         return 0

@@ -11,9 +11,10 @@ or a classmate's. Ids are tried in turn until one fits (at most :data:`TRIES`):
 * for every item that can be checked, the key of the draw is never in the class of the
   student's own graded key (:mod:`kit.checks.practice_keys`: different numbers can share an
   answer, so classes are compared, never numbers); a draw that cannot avoid it is refused;
-* it holds as few as it can of the keys of classmates whose checks are still open (their
-  own due date, extension included, has not passed, or they have none): a check of such an
-  item is refused (:func:`screened`) until that classmate's due date has passed.
+* it holds as few as it can of the keys of classmates still working: before their own due
+  date (extension included), or without one, or after it while the late policy still gives
+  a late hand-in points and the intake has taken no hand-in of theirs received in time
+  (:func:`kit.term.practice.still_working`): a check of such an item is refused (:func:`screened`) until then.
 
 The first draw ``k`` is recorded (:class:`PracticeStore`, ``kpca_practice_draws``) and
 kept: later calls of ``practice(k)`` give the same numbers, however the class changes.
@@ -43,6 +44,8 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.exc import IntegrityError, OperationalError
+
+from kit.term.practice import still_working
 
 __all__ = ["PREFIX", "TRIES", "PracticeStore", "draw_index", "draw_kept", "draw_numbers",
            "numbers_id", "practice_numbers", "screened"]
@@ -107,7 +110,7 @@ def _classes_of(ps: str, sid: str, items) -> dict[str, int]:
     found = {}
     for item in items:
         (family,) = mod.ITEMS[item]
-        found[item] = table[item][variants.draw(family, ps, sid, len(options[family]))]
+        found[item] = table[item][variants.candidate_of(family, ps, sid, len(options[family]))]
     return found
 
 
@@ -143,13 +146,38 @@ def classmates(policy, cal, ps: str) -> set[str]:
     return names
 
 
+_RECEIVED: dict = {}
+
+
+def _received(policy, ps: str, names) -> dict:
+    """``{name: the time the intake took their hand-in}`` of ``names`` with a record (the
+    intake's ``received/<name>/<ps>.json``, read again every :data:`CLASSMATES_SECONDS`)."""
+    from kit.checks.overview import _record_time, student_folder
+
+    held = _RECEIVED.get((str(policy.root), ps))
+    if held and held[0] > time.monotonic() and held[1] >= names:
+        return held[2]
+    found = {}
+    for name in names:
+        try:
+            when = _record_time(policy.root, student_folder(name), ps)
+        except ValueError:  # a name that cannot be a folder has no record
+            when = None
+        if when is not None:
+            found[name] = when
+    _RECEIVED[(str(policy.root), ps)] = (time.monotonic() + CLASSMATES_SECONDS, set(names), found)
+    return found
+
+
 def _taken(policy, cal, ps: str, student: str, items, when: dt.datetime):
     """``(own classes, {item: classes of classmates still working})``: a classmate works
-    on until their own due date (extension included), or for ever without one."""
+    on while a hand-in of theirs could still earn points (:func:`kit.term.practice.still_working`)."""
     own = _classes_of(ps, student, items)
     others: dict[str, set[int]] = {item: set() for item in items}
-    for name in classmates(policy, cal, ps) - {student}:
-        if cal.due_for(name, ps) is None or when <= cal.due_for(name, ps):
+    names = classmates(policy, cal, ps) - {student}
+    received = _received(policy, ps, names)
+    for name in names:
+        if still_working(cal, ps, name, when, received.get(name)):
             for item, cls in _classes_of(ps, name, items).items():
                 others[item].add(cls)
     return own, others

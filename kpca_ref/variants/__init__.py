@@ -44,15 +44,17 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib
+import json
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import SimpleNamespace
 
 import sympy as sp
 
-__all__ = ["COURSE_ID", "PROBLEM_SETS", "RENAMED", "Variant", "answer", "current_name",
-           "decode", "draw", "families", "lecture", "module", "numbers", "problem_set_of",
-           "variant"]
+__all__ = ["COURSE_ID", "PROBLEM_SETS", "RENAMED", "RETIRED", "Variant", "answer",
+           "candidate_of", "current_name", "decode", "draw", "families", "lecture", "module",
+           "numbers", "problem_set_of", "retired", "variant"]
 
 #: the course id (``c.CourseDirectory.course_id`` in nbgrader_config.py; a test checks
 #: they agree): part of every draw, so two courses give one student different numbers
@@ -104,6 +106,55 @@ def draw(family: str, ps: str, student_id: str, count: int, course_id: str = COU
         raise ValueError(f"a family needs at least one candidate, got {count}")
     key = "\x1f".join((course_id, ps, family, str(student_id))).encode("utf-8")
     return int.from_bytes(hashlib.sha256(key).digest(), "big") % count
+
+
+#: candidates retired for the next release, ``{problem set: {family: [index, ...]}}``, read
+#: from ``retired.json`` beside this file (``python -m kit.variants PS --retire FAMILY:INDEX``
+#: writes it): a student whose draw falls on a retired candidate gets another of the family's
+#: (:func:`candidate_of`); every other student keeps theirs. The numbers cell carries the list.
+RETIRED_FILE = Path(__file__).with_name("retired.json")
+
+
+def _read_retired(path: Path = RETIRED_FILE) -> dict[str, dict[str, tuple[int, ...]]]:
+    if not path.is_file():
+        return {}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or not all(
+            isinstance(f, dict) and all(isinstance(i, list) and all(
+                isinstance(x, int) and not isinstance(x, bool) for x in i) for i in f.values())
+            for f in data.values()):
+        raise ValueError(f"{path.name} must map problem set -> family -> [candidate index, "
+                         f"...], got {str(data)[:200]!r}")
+    return {ps: {fam: tuple(sorted(set(i))) for fam, i in fams.items() if i}
+            for ps, fams in data.items()}
+
+
+RETIRED = _read_retired()
+
+
+def retired(ps: str, family: str) -> tuple[int, ...]:
+    """The retired candidates of ``family`` in ``ps`` (:data:`RETIRED`), in order."""
+    return tuple(RETIRED.get(ps, {}).get(family, ()))
+
+
+def candidate_of(family: str, ps: str, student_id: str, count: int,
+                 course_id: str = COURSE_ID, gone: tuple[int, ...] | None = None) -> int:
+    """The student's candidate index: :func:`draw`'s, unless that one is retired (``gone``,
+    default :func:`retired`); then one of the others, drawn by SHA-256 of the same key and
+    ``"retired"``, so only the retired candidate's students move.
+
+    >>> candidate_of("circle", "ps1_circle_lift", "ada", 200, gone=(5,)) != 5
+    True
+    """
+    index = draw(family, ps, student_id, count, course_id)
+    gone = retired(ps, family) if gone is None else gone
+    if index not in gone:
+        return index
+    alive = [i for i in range(count) if i not in gone]
+    if not alive:
+        raise ValueError(f"{ps}: every candidate of family {family!r} is retired; keep one")
+    key = "\x1f".join((course_id, ps, family, str(student_id), "retired")).encode("utf-8")
+    return alive[int.from_bytes(hashlib.sha256(key).digest(), "big") % len(alive)]
 
 
 def decode(value):
@@ -164,7 +215,7 @@ def numbers(ps: str, student_id: str, course_id: str = COURSE_ID) -> SimpleNames
 
 
 def _chosen(ps, student_id, course_id) -> dict[str, dict]:
-    return {family: options[draw(family, ps, student_id, len(options), course_id)]
+    return {family: options[candidate_of(family, ps, student_id, len(options), course_id)]
             for family, options in families(ps).items()}
 
 

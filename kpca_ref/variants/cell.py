@@ -28,7 +28,7 @@ from :func:`numbers_cell`; a test checks that the stored cells are current.
 
 from __future__ import annotations
 
-from kpca_ref.variants import COURSE_ID, families
+from kpca_ref.variants import COURSE_ID, families, retired
 from kpca_ref.variants.cell_due import DUE_CALL, DUE_PART
 from kpca_ref.variants.cell_extras import CHECK_PART, ROSTER_PART
 
@@ -133,6 +133,22 @@ def numbers_cell(ps: str, course_id: str = COURSE_ID) -> str:
     from kpca_ref.variants import module
 
     items = "_CHECK_ITEMS = (\n" + "".join(f"    {i!r},\n" for i in module(ps).ITEMS) + ")"
-    return _HEAD.format(course=course_id, ps=ps, table=_table(ps),
+    text = _HEAD.format(course=course_id, ps=ps, table=_table(ps),
                         extras=f"{ROSTER_PART}\n\n\n{items}\n\n\n{CHECK_PART}\n\n\n{DUE_PART}",
                         due_call=DUE_CALL)
+    gone = {family: list(retired(ps, family)) for family in families(ps) if retired(ps, family)}
+    if not gone:  # a problem set with no retired candidate keeps the cell it always had
+        return text
+    text = text.replace("\n}\n\n\ndef _exact", f"\n}}\n_RETIRED = {gone!r}\n\n\ndef _exact", 1)
+    return text.replace(_PICK, _PICK_RETIRED, 1)
+
+
+_PICK = ('        pick = options[int.from_bytes(_hashlib.sha256(key).digest(), "big") '
+         '% len(options)]')
+_PICK_RETIRED = '''\
+        index = int.from_bytes(_hashlib.sha256(key).digest(), "big") % len(options)
+        if index in _RETIRED.get(family, ()):  # retired: another of the family's candidates
+            alive = [i for i in range(len(options)) if i not in _RETIRED[family]]
+            index = alive[int.from_bytes(_hashlib.sha256(key + b"\\x1fretired").digest(),
+                                         "big") % len(alive)]
+        pick = options[index]'''
