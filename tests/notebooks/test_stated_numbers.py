@@ -5,6 +5,8 @@ outside formulas and code); :data:`tests.notebooks.stated_claims.CLAIMS` says wh
 holding them is: a setting the code must use, a quote of the notes, a claim another test file
 checks, or a claim a function here checks, on every student's numbers where it is about them.
 A token no phrase covers fails, so a number the text gains is checked when it is written.
+A formula that is whole-number arithmetic (``$1+4+6+4=15$``) must hold exactly; other
+formulas are worked examples, computed by the cells beside them.
 Decimals are :mod:`tests.notebooks.test_stated_decimals`'.
 """
 
@@ -96,6 +98,30 @@ def test_each_quote_of_the_notes_is_in_them(key):
 def test_the_files_that_check_the_other_claims_still_do(key):
     path, needle = CLAIMS[key].path, CLAIMS[key].needle
     assert needle in (REPO_ROOT / path).read_text(encoding="utf-8"), (key, path, needle)
+
+
+def arithmetic(text: str) -> list[tuple[str, bool]]:
+    """``(formula, holds)`` for each formula of ``text`` that is whole-number arithmetic with
+    an ``=`` (``$1+4+6+4=15$``, ``$9/(6-1) = 9/5$``): every side the same exact number."""
+    found = []
+    for match in re.finditer(r"\$\$(.*?)\$\$|\$([^$\n]*)\$", text, re.DOTALL):
+        body = match[1] or match[2]
+        if "=" in body and re.search(r"\d", body) and re.fullmatch(r"[\d\s+\-*/().=]+", body):
+            sides = [sp.sympify(side.strip()) for side in body.split("=")]
+            found.append((body, all(side == sides[0] for side in sides)))
+    return found
+
+
+@pytest.mark.parametrize("ps", ASSIGNMENTS)
+def test_every_arithmetic_equation_in_a_formula_holds(ps):
+    wrong = [body for body, holds in arithmetic(markdown(ps)) if not holds]
+    assert not wrong, f"{ps}: {wrong}"
+
+
+def test_the_arithmetic_reader_finds_the_equations_and_a_wrong_one():
+    assert sum(len(arithmetic(markdown(ps))) for ps in ASSIGNMENTS) >= 5
+    assert arithmetic("this is $1+4+6+4=15$ and $9/(6-1) = 9/5$") == [("1+4+6+4=15", True), ("9/(6-1) = 9/5", True)]
+    assert arithmetic("this is $1+4+6+4=16$") == [("1+4+6+4=16", False)]
 
 
 # -- the checks of the claims listed as Checked(name) -------------------------------------------
