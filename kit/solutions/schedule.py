@@ -23,12 +23,11 @@ instructor accepts that (``late_open``).
 from __future__ import annotations
 
 import datetime as dt
-import math
 from dataclasses import dataclass
 
 from kit.inert import inert
 from kit.term import Calendar
-from kit.term.times import Policy, show_time
+from kit.term.times import Policy, late_window, show_time
 
 __all__ = ["Schedule", "SolutionRefused", "decide", "late_window", "schedule"]
 
@@ -57,17 +56,6 @@ class Schedule:
 
     def shown(self, when: dt.datetime) -> str:
         return show_time(when, self.zone)
-
-
-def late_window(policy: Policy) -> dt.timedelta | None:
-    """How long after a due date a hand-in can still earn points; None: without end."""
-    grace = dt.timedelta(seconds=policy.grace)
-    if policy.zero:
-        return grace
-    if policy.rate > 0 and policy.cap >= 1:
-        steps = math.ceil(1 / policy.rate - 1e-9)  # from this step on, everything is taken
-        return max(grace, dt.timedelta(seconds=(steps - 1) * policy.step))
-    return None
 
 
 def _closes(due: dt.datetime, policy: Policy, late_open: bool, ps: str) -> dt.datetime:

@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 
 __all__ = ["CHECKS", "DRAWS", "MAX_CHECKS", "MAX_DRAWS", "Practice", "parse_practice",
-           "practice_closed"]
+           "practice_closed", "still_working"]
 
 #: checks per item and draw, and draws per problem set, unless the calendar says otherwise
 CHECKS, DRAWS = 5, 20
@@ -112,3 +112,21 @@ def practice_closed(cal, student: str, ps: str, when: dt.datetime) -> str:
     if when <= due:
         return f"practice of {ps} opens at your due date, {show_time(due, entry.zone)}"
     return ""
+
+
+def still_working(cal, ps: str, name: str, when: dt.datetime, received) -> bool:
+    """Whether a hand-in ``name`` makes from ``when`` on could still earn points: before
+    their own due date (extension included), for ever without one (none set, exempt), and
+    after it while the late policy still gives points, unless the intake took a hand-in of
+    theirs received in time (``received``: the time it took one, or None), which a later one
+    never displaces."""
+    due = cal.due_for(name, ps)
+    if due is None or when <= due:
+        return True
+    from kit.term.times import late_window
+
+    late = cal.entry(ps).late
+    window = late_window(late)
+    if window is not None and when > due + window:
+        return False
+    return received is None or received > due + dt.timedelta(seconds=late.grace)

@@ -16,7 +16,8 @@ import re
 from dataclasses import asdict, dataclass
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-__all__ = ["Policy", "format_duration", "parse_duration", "parse_policy", "parse_time", "zone"]
+__all__ = ["Policy", "format_duration", "late_window", "parse_duration", "parse_policy", "parse_time",
+           "zone"]
 
 UTC = dt.timezone.utc
 _TIME = re.compile(r"^\s*(\d{4}-\d{2}-\d{2})[ T](\d{1,2}:\d{2}(?::\d{2})?)\s*(.*?)\s*$")
@@ -140,6 +141,18 @@ class Policy:
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+
+def late_window(policy: Policy) -> dt.timedelta | None:
+    """How long after a due date a hand-in can still earn points under ``policy``; None:
+    without end (``off``, or a penalty capped below 100%)."""
+    grace = dt.timedelta(seconds=policy.grace)
+    if policy.zero:
+        return grace
+    if policy.rate > 0 and policy.cap >= 1:
+        steps = math.ceil(1 / policy.rate - 1e-9)  # from this step on, everything is taken
+        return max(grace, dt.timedelta(seconds=(steps - 1) * policy.step))
+    return None
 
 
 def _percent(text: str, clause: str) -> float:

@@ -130,6 +130,51 @@ def test_a_draw_keeps_clear_of_classmates_still_working(tmp_path):
         assert len(shared) <= 1, shared  # 40 of 77 or more classes each: one item at most
 
 
+def test_a_classmate_who_can_still_hand_in_late_for_points_is_still_working(tmp_path, monkeypatch):
+    """Past their due date, classmates without a hand-in taken in time can still hand in
+    late for points (10% a day here: for nine days); a practice draw holding one of their
+    keys would let anyone practising check it for them. Such an item is not checkable on
+    it; once the intake took their hand-in received in time, or the late policy gives
+    nothing more, it is."""
+    import json as _json
+
+    from kit.checks import practice
+    from kit.checks.practice import screened
+    from kit.term.times import parse_policy
+
+    monkeypatch.setattr(practice, "CLASSMATES_SECONDS", 0.0)
+    ps = "ps0_high_dimensions"  # 20 to 35 key classes an item: classmates share them
+    late = [f"late{i}" for i in range(30)]
+    for name in late:
+        (tmp_path / "submitted" / name).mkdir(parents=True)  # the course knows them
+    cal = Calendar.empty()
+    cal.entries[ps] = Entry(None, DUE, "UTC", parse_policy("10% per day"))
+    items, when = checkable(ps), DUE + dt.timedelta(days=1)
+    own = _classes_of(ps, "ada", items)
+    theirs = {i: {_classes_of(ps, n, [i])[i] for n in late} for i in items}
+
+    def expected(sid, working):
+        mine = _classes_of(ps, sid, items)
+        return [i for i in items if mine[i] == own[i] or (working and mine[i] in theirs[i])]
+
+    sids = [numbers_id(SECRET, ps, "ada", k, 0) for k in range(1, 6)]
+    policy = _Policy(tmp_path)
+    got = [screened(policy, cal, ps, "ada", sid, items, when) for sid in sids]
+    assert got == [expected(sid, True) for sid in sids]
+    assert got != [expected(sid, False) for sid in sids]  # their keys are held back
+    # ten days on, a late hand-in earns nothing: their keys are free
+    later = DUE + dt.timedelta(days=10)
+    assert [screened(policy, cal, ps, "ada", sid, items, later) for sid in sids] == [
+        expected(sid, False) for sid in sids]
+    # the intake took a hand-in of each received in time: a later one never displaces it
+    for name in late:
+        (tmp_path / "received" / name).mkdir(parents=True)
+        (tmp_path / "received" / name / f"{ps}.json").write_text(_json.dumps(
+            {"time": (DUE - dt.timedelta(hours=1)).isoformat()}))
+    assert [screened(policy, cal, ps, "ada", sid, items, when) for sid in sids] == [
+        expected(sid, False) for sid in sids]
+
+
 def test_practice_opens_at_the_due_date_and_stays_open(service, monkeypatch):
     monkeypatch.setenv(NOW_VAR, BEFORE)
     status, reply = drawn(service, "tok-ada")
@@ -215,7 +260,9 @@ def test_garbled_foreign_and_huge_practice_requests_are_refused(service, monkeyp
 
 
 def test_an_item_a_classmate_still_works_on_is_not_checked_on_practice(service, monkeypatch):
-    """gus's draw 1 was kept when it was free; bob (extension) works on its circle."""
+    """gus's draw 1 was kept when it was free; bob (extension) works on its circle, and
+    after his due date while a late hand-in of his still counts (this calendar takes
+    nothing for lateness) and none of his was taken in time."""
     bobs = _classes_of(PS, "bob", [ITEM])[ITEM]
     sid = next(s for s in (f"{PREFIX}{i:024x}" for i in range(10_000))
                if _classes_of(PS, s, [ITEM])[ITEM] == bobs != _classes_of(PS, "gus", [ITEM])[ITEM])
@@ -229,8 +276,21 @@ def test_an_item_a_classmate_still_works_on_is_not_checked_on_practice(service, 
     status, reply = practise(service, answer, "tok-gus")
     assert status == 403 and "a classmate still works on" in reply["message"]
     assert "bob" not in reply["message"]
-    monkeypatch.setenv(NOW_VAR, "2026-12-13 09:00 UTC")  # bob's due date has passed
-    status, reply = practise(service, answer, "tok-gus")
+    monkeypatch.setenv(NOW_VAR, "2026-12-13 09:00 UTC")  # bob's due date has passed, but
+    status, reply = practise(service, answer, "tok-gus")  # a late hand-in of his still counts
+    assert status == 403 and "a classmate still works on" in reply["message"]
+    from kit.checks import practice
+
+    monkeypatch.setattr(practice, "CLASSMATES_SECONDS", 0.0)
+    monkeypatch.setattr(practice, "_CLASSMATES", {})
+    monkeypatch.setattr(practice, "_RECEIVED", {})
+    record = service.course / "received" / "bob" / f"{PS}.json"
+    record.parent.mkdir(parents=True)  # the intake took his hand-in, received in time
+    record.write_text(json.dumps({"time": "2026-12-12T15:00:00+00:00"}))
+    try:
+        status, reply = practise(service, answer, "tok-gus")
+    finally:
+        record.unlink()
     assert (status, reply["verdict"]) == (200, "right"), reply
 
 
