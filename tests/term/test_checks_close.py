@@ -149,3 +149,24 @@ def test_the_numbers_cell_prints_the_due_date_under_the_numbers(service, monkeyp
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")  # graded: the numbers only
     exec(numbers_cell("ps1_circle_lift"), {"STUDENT_ID": ""})  # noqa: S102 - the numbers cell
     assert "due date" not in capsys.readouterr().out
+
+
+def test_the_due_date_is_the_token_s_own_and_a_flood_of_requests_floods_only_itself(
+        service, monkeypatch):
+    """A body naming another student is not read (the token says who asks); a student who
+    asks for her due date over and over is refused after the minute's limit, and neither
+    her graded checks nor a classmate's due date wait for it."""
+    import json
+
+    monkeypatch.setenv(NOW_VAR, "2026-12-09 12:00 UTC")
+    forged = json.dumps({"problem_set": "ps1_circle_lift", "student": "bob", "user": "bob",
+                         "name": "bob", "student_id": "bob"}).encode()
+    status, reply = service.exchange(forged, "tok-ada", "due")
+    assert status == 200 and b"2026-12-10 17:00" in reply and b"extension" not in reply
+    body = b'{"problem_set": "ps1_circle_lift"}'
+    statuses = [service.exchange(body, "tok-dee", "due")[0] for _ in range(61)]
+    assert statuses[:60] == [200] * 60 and statuses[60] == 429  # 60 a minute here
+    assert b"too many requests in a minute" in service.exchange(body, "tok-dee", "due")[1]
+    status, reply = service.post(answer("dee"), token="tok-dee")
+    assert (status, reply["verdict"]) == (200, "right"), reply
+    assert service.exchange(body, "tok-ada", "due")[0] == 200
