@@ -15,6 +15,11 @@ stopped with Ctrl-C (it prints what was graded and what was not, and exits with 
 continues where it stopped; ``--force`` grades everything again. No kernel outlives the run:
 see :mod:`kit.engines.processes` and :mod:`kit.sandbox.wrapper`.
 
+``--regrade [--policy never-lower|apply]`` grades the named problem sets again after a fixed
+test or key and writes ``reports/regrade_<ps>.csv``, per student and part old against new; the
+policy decides what reaches the gradebook and hand grades are never touched
+(:mod:`kit.gradebook.regrade`).
+
 ``--scheduler tcp://HOST:8786`` grades on the workers of a Dask cluster instead, and
 ``--scheduler local:N`` on N Dask worker processes of this machine (:mod:`kit.engines.dask_client`).
 """
@@ -37,6 +42,7 @@ from kit.engines.job import (  # noqa: F401 - re-exported: what a caller of kit.
     students_of,
 )
 from kit.engines.ledger import LEDGER, _record, already_graded, read_ledger  # noqa: F401 - re-exported
+from kit.gradebook.regrade import POLICIES
 from kit.inert import inert
 
 
@@ -111,6 +117,31 @@ def grade_class(course: Course, assignments=ASSIGNMENTS, students=None, workers=
     return _sort(outcomes)
 
 
+def regrade(course: Course, ps: str, policy: str = "never-lower", **grading) -> int:
+    """Grade ``ps`` again and settle old against new by ``policy``
+    (:mod:`kit.gradebook.regrade`); print the summary; return the exit status. Stopped by
+    Ctrl-C, what was graded again is settled, the rest keeps its old points."""
+    from kit.gradebook.regrade import check_policy, settle, snapshot, summary, write_changes
+
+    check_policy(policy)
+    before, status = snapshot(course, ps), 0
+    try:
+        outcomes = grade_class(course, [ps], skip_graded=False, **grading)
+    except Interrupted as stop:
+        outcomes = stop.outcomes + [Outcome(s, a, "failed", message="interrupted")
+                                    for a, s in stop.pending]
+        status = 130
+    except dask_client.ClusterError as exc:  # the graded ones are settled, the rest keep theirs
+        done = {o.student for o in exc.outcomes}
+        outcomes = exc.outcomes + [Outcome(s, ps, "failed", message=str(exc))
+                                   for s in set(before) - done]
+        print(f"grading stopped: {inert(exc)}", file=sys.stderr)
+        status = 1
+    changes = settle(course, ps, before, outcomes, policy)
+    print(summary(ps, policy, changes, write_changes(course, ps, changes)))
+    return status
+
+
 def _names(jobs) -> str:
     by: dict[str, list[str]] = {}
     for assignment, student in jobs:
@@ -132,7 +163,21 @@ def main(argv=None) -> int:
     parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
                         help="grade on a Dask cluster: its scheduler's address (tcp://HOST:8786), "
                              "or local:N for N worker processes on this machine")
+    parser.add_argument("--regrade", action="store_true",
+                        help="grade the problem sets again after a fixed test or key and write "
+                             "reports/regrade_<ps>.csv, per student and part old against new "
+                             "(kit.gradebook.regrade); hand grades are never touched")
+    parser.add_argument("--policy", choices=POLICIES, default=None,
+                        help="with --regrade: never-lower (default) keeps a part's old points when "
+                             "the new grading would lower them; apply takes every new point")
     args = parser.parse_args(argv)
+    if args.policy and not args.regrade:
+        parser.error(f"--policy {args.policy} is a re-grade's policy: add --regrade")
+    if args.regrade:
+        course = Course(args.course.resolve())
+        return max(regrade(course, ps, args.policy or "never-lower", workers=args.workers,
+                           feedback=args.feedback, scheduler=args.scheduler)
+                   for ps in args.assignments)
     try:
         outcomes = grade_class(Course(args.course.resolve()), args.assignments, workers=args.workers,
                                feedback=args.feedback, skip_graded=not args.force,
