@@ -63,7 +63,7 @@ CLAIMS: dict[tuple[str, str], object] = {
     ("*", (r"\b(?:[Yy]ou will write|[Ww]rite and test)? ?(?:five|six|seven|Nine|Five) (?:small )?functions"
           r"(?: of kernel PCA| to write)?")): Checked("functions_to_write"),
     # ps0
-    ("ps0", r"Three facts from the exam cards' first card"): Setting("the lesson's three numbered sections"),
+    ("ps0", r"Three facts from the exam cards' first card"): Setting("the three numbered facts that follow it"),
     ("ps0", r"a hundred thousand random tries"): Setting("Part 6's search", code=("notebook", r"\b100000\b")),
     ("ps0", r"100,000 random directions"): Setting("Part 6's search", code=("notebook", r"\b100000\b")),
     ("ps0", r"concentrate at 90 degrees"): Checked("random_angles_near_90"),
@@ -145,7 +145,7 @@ CLAIMS: dict[tuple[str, str], object] = {
                                                       code=("kpca_ref/variants/ps3_reading.py", r"_MAX_DIGITS = 40")),
     ("ps3", r"Ten more examples"): Setting("the kit's table of ten, numbered in its first column"),
     ("ps3", r"is 1: try two points|is 1, yet two points suffice"): Setting("k(x, x) of the row's formula"),
-    ("ps3", r"your argument in 2"): Setting("question 2 of Part 9"),
+    ("ps3", r"your argument in 2"): Setting("question 2 of Part 8"),
     # ps4
     ("ps4", r"gives four terms"): Setting("the expansion written beside it"),
     ("ps4", (r"three points whose features are orthonormal|Take the three scalar training points|"
