@@ -40,12 +40,16 @@ def released_ps1(tmp_path_factory):
 
     from kit.course import Course, copy_course
     from kit.release import release
+    from tests.support.once import made_once
 
-    template = copy_course(tmp_path_factory.mktemp("released_ps1"), ["ps1_circle_lift"])
-    assert not release(template, ["ps1_circle_lift"])
+    def build(folder):
+        assert not release(copy_course(folder, ["ps1_circle_lift"]), ["ps1_circle_lift"])
+
+    # made once per run of the whole suite: its users sit in several groups
+    template = made_once("released_ps1", tmp_path_factory, build)
 
     def fresh(dest) -> Course:
-        shutil.copytree(template.root, dest)
+        shutil.copytree(template, dest)
         return Course(dest)
 
     return fresh

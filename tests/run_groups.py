@@ -1,37 +1,50 @@
-"""Run the whole test suite as two pytest processes side by side (``make test``).
+"""Run the whole test suite as several pytest processes side by side (``make test``).
 
-Much of the suite waits rather than computes (kernels starting, a browser, a database, stock
-nbgrader grading one notebook at a time), so on 2 cores one pytest process leaves a core idle
-for most of its run. The suite is split in two groups that share no session fixture:
+Much of the suite waits rather than computes (kernels starting, a browser, a hub, a database,
+stock nbgrader grading one notebook at a time): with two pytest processes on 2 cores the
+suite kept 1.25 cores busy on average. It runs in :data:`GROUPS`, all at once, twice as many
+processes as cores, so that one group's waits are another's computing:
 
-- ``grading``: everything that grades the demo class and the prepared submissions (the
-  session fixtures ``demo_run`` and ``graded``), the variants, the grading tables, the
-  reference implementation and its doctests, and the catalogue of in-kernel attacks;
+- ``grading``: everything that reads the demo class or the prepared hand-ins (the session
+  fixtures ``demo_run`` and ``graded``, which grade each of them once per run);
+- ``tables``: the variants, the grading tables, the reference implementation and its doctests;
+- ``attacks``: the integrity and sandbox tests (the attack catalogues, their own courses);
 - ``rest``: every other test (``tests/`` without the paths above), so that nothing is left
-  out when a test file is added.
+  out when a test file is added: the browser, the hub, the check service, engines, intake.
 
-Each group runs in its own pytest process with its own temporary directory; their outputs
-are printed one after the other when both have finished, and the exit status is non-zero if
-either failed. Extra arguments go to both processes (``python -m tests.run_groups -x``).
+A session fixture whose users sit in one group is made once per run by that group's process
+(tests/test_run_groups.py holds the users of the fixtures that grade a class in one group);
+one whose users sit in several groups makes its folder once in the run's shared folder, under
+a file lock (:mod:`tests.support.once`). Each group has its own temporary directory; each
+group's output is printed when it finishes, and the exit status is non-zero if any failed.
+Extra arguments go to every process (``python -m tests.run_groups -x``).
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from tests.support.once import RUN_DIR
+
 ROOT = Path(__file__).resolve().parent.parent
 
-#: the ``grading`` group; ``rest`` is ``tests/`` without these. The catalogue of in-kernel
-#: attacks (its own course) sits here to even out the groups: on a fresh clone here the
-#: grading group took 15.0 min and the rest 18.3 min with it in the rest.
-GRADING = ["tests/notebooks", "tests/pipeline/test_pipeline.py", "tests/pipeline/test_demo_term.py",
-           "tests/variants",
-           "tests/grading", "tests/ref", "tests/sklearn_dropin", "kpca_ref", "kpca_probe",
-           "tests/integrity/test_attacks.py"]
+#: the groups but ``rest`` (which is ``tests/`` without them), longest first; measured CPU
+#: seconds per group are in README.md ("Running the tests")
+GROUPS = {
+    "grading": ["tests/notebooks", "tests/pipeline/test_pipeline.py",
+                "tests/pipeline/test_demo_term.py"],
+    "tables": ["tests/variants", "tests/grading", "tests/ref", "tests/sklearn_dropin",
+               "kpca_ref", "kpca_probe"],
+    "attacks": ["tests/integrity", "tests/sandbox"],
+}
+
+#: the ``grading`` group: every user of the demo run must sit here (tests/test_run_groups.py)
+GRADING = GROUPS["grading"]
 
 #: ``make check``'s own end-to-end step: it grades one problem set that the ``grading`` group
 #: grades anyway (tests/notebooks), so ``make test`` leaves it out
@@ -39,45 +52,54 @@ CHECK_ONLY = "tests/check"
 
 
 def commands(extra: list[str], tmp: Path) -> dict[str, list[str]]:
-    """The two pytest command lines, ``{group: argv}``."""
+    """The pytest command line of each group, ``{group: argv}``, ``rest`` last."""
     # the slowest tests of each group are listed at its end: where the suite's time goes
     base = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--durations=15",
             *extra]
-    ignore = [f"--ignore={p}" for p in [*GRADING, CHECK_ONLY] if p.startswith("tests/")]
-    return {
-        "grading": [*base, f"--basetemp={tmp / 'grading'}", *GRADING],
-        "rest": [*base, f"--basetemp={tmp / 'rest'}", "tests", *ignore],
-    }
+    named = [p for paths in GROUPS.values() for p in paths]
+    ignore = [f"--ignore={p}" for p in [*named, CHECK_ONLY] if p.startswith("tests/")]
+    argv = {group: [*base, f"--basetemp={tmp / group}", *paths] for group, paths in GROUPS.items()}
+    argv["rest"] = [*base, f"--basetemp={tmp / 'rest'}", "tests", *ignore]
+    return argv
 
 
 def main(argv=None) -> int:
     extra = list(sys.argv[1:] if argv is None else argv)
     with tempfile.TemporaryDirectory(prefix="kpca-tests-") as tmp:
         tmp = Path(tmp)
+        (tmp / "shared").mkdir()
+        env = {**os.environ, RUN_DIR: str(tmp / "shared")}
         start = time.monotonic()
         running = {}
         for group, argv_ in commands(extra, tmp).items():
             log = open(tmp / f"{group}.log", "w+")  # noqa: SIM115 - closed below
-            running[group] = (subprocess.Popen(argv_, cwd=ROOT, stdout=log,
+            running[group] = (subprocess.Popen(argv_, cwd=ROOT, env=env, stdout=log,
                                                stderr=subprocess.STDOUT), log)
         print(f"running the test suite in {len(running)} groups side by side: "
               f"{', '.join(running)}", flush=True)
-        failed = []
+        failed, left = [], dict(running)
         try:
-            for group, (proc, log) in running.items():
-                code = proc.wait()
-                log.seek(0)
-                print(f"\n===== {group}: exit {code} after {time.monotonic() - start:.0f} s =====")
-                sys.stdout.write(log.read())
-                log.close()
-                if code != 0:
-                    failed.append(group)
+            while left:  # each group's output as soon as it is done
+                for group, (proc, log) in list(left.items()):
+                    code = proc.poll()
+                    if code is None:
+                        continue
+                    del left[group]
+                    log.seek(0)
+                    print(f"\n===== {group}: exit {code} after {time.monotonic() - start:.0f} s "
+                          "=====")
+                    sys.stdout.write(log.read())
+                    sys.stdout.flush()
+                    log.close()
+                    if code != 0:
+                        failed.append(group)
+                time.sleep(0.5)
         except KeyboardInterrupt:
             for proc, _ in running.values():
                 proc.terminate()
             raise
         print(f"\nwhole suite: {time.monotonic() - start:.0f} s; "
-              + (f"FAILED: {', '.join(failed)}" if failed else "both groups passed"))
+              + (f"FAILED: {', '.join(failed)}" if failed else "every group passed"))
     return 1 if failed else 0
 
 
