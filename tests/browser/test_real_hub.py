@@ -19,6 +19,9 @@ started once for the module; the tests run in order, each needing the earlier on
    releases her feedback.
 4. ada fetches the feedback in the panel and reads the page: her total, the checked
    item's points under its label, the judge's lines, the TA's comment, no hidden test.
+4c. The Assignments panel shows each student their own due date (:mod:`kit.duepanel`):
+   ada's submitted ps1 with her extension and its reason (markup shown as text), bob's
+   released ps1 with his own, neither with the other's.
 5. bob runs a cell of his own notebook: ada's right ``u`` with his hub token and her name
    in the body (judged on his key, not right, counted against him), then 20 concurrent
    checks of it from 20 threads through the hub's proxy (``KPCA_CHECK_URL``): exactly the
@@ -30,6 +33,7 @@ started once for the module; the tests run in order, each needing the earlier on
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import sqlite3
@@ -39,6 +43,7 @@ import urllib.request
 
 import nbformat
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
 from kit.checks.policy import default_limit
@@ -313,6 +318,62 @@ def test_she_reads_her_overview_and_nobody_else_can(real_hub, page, browser, see
             log_in(ta, real_hub, GRADER, then=overview)
             ta.wait_for_load_state("load")
             assert "Your problem sets" not in ta.content() and reason not in ta.content()
+        finally:
+            context.close()
+    finally:
+        (course / "term.json").unlink()
+
+
+def _due_line(page, listed: str) -> str:
+    """The due-date line under the problem set's row of the panel's ``listed`` list, once
+    it shows one (the list refreshed while it waits: an answer is reused for 10 s)."""
+    line = lab.assignment_rows(page, listed, 1).first.locator(".kpca-due")
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        with contextlib.suppress(PlaywrightTimeout):  # not there yet: refresh, look again
+            line.wait_for(timeout=10_000)
+            if line.inner_text().startswith("Your due date: "):
+                return " ".join(line.inner_text().split())
+        page.locator("#refresh_assignments_list").click()
+        lab.assignment_rows(page, listed, 1)
+    raise AssertionError(f"no due date in the panel's {listed} list: "
+                         + page.locator(f"#{listed}_assignments_list").inner_text())
+
+
+def test_the_assignments_panel_shows_each_student_their_own_due_date(real_hub, page, browser):
+    """4c. ada opens the Assignments panel: under her submitted ps1, her own due date with
+    her extension and its reason, markup shown as text; bob, in his own browser, sees his
+    released ps1 with his own extension and nothing of hers."""
+    from kit.term.calendar import Calendar, Entry, Extension, save
+    from kit.term.times import parse_policy
+
+    course = real_hub["dir"] / "course"
+    now = dt.datetime.now(dt.timezone.utc).replace(second=0, microsecond=0)
+    due, his = now + dt.timedelta(days=7), now + dt.timedelta(days=8, hours=3)
+    cal = Calendar.empty()
+    cal.entries[PS] = Entry(now - dt.timedelta(days=7), due, "UTC", parse_policy("10% per day"))
+    cal.extensions[PS] = {STUDENT: Extension(DUE_REASON, days=2),
+                          CLASSMATE: Extension("a family matter", until=his)}
+    save(course, cal)
+    late = "Late: 0.1 of the score per day."
+    try:
+        log_in(page, real_hub, STUDENT)
+        lab.open_assignments(page)
+        hers = _due_line(page, "submitted")
+        assert hers == (f"Your due date: {due + dt.timedelta(days=2):%Y-%m-%d %H:%M} UTC (an "
+                        f"extension of 2 days: {DUE_REASON}). {late}"), hers
+        assert page.evaluate("window.__pwned") is None
+        assert page.locator("#submitted_assignments_list img").count() == 0
+
+        context = browser.new_context()
+        try:
+            other = context.new_page()
+            log_in(other, real_hub, CLASSMATE)
+            lab.open_assignments(other)
+            shown = _due_line(other, "released")
+            assert shown == (f"Your due date: {his:%Y-%m-%d %H:%M} UTC (an extension from "
+                             f"{due:%Y-%m-%d %H:%M} UTC: a family matter). {late}"), shown
+            assert "travel" not in other.locator("#released_assignments_list").inner_text()
         finally:
             context.close()
     finally:
