@@ -4,7 +4,8 @@ The commands a TA types are the modules at this level (``python -m kit.<name>``)
 :mod:`kit.release`, :mod:`kit.collect`, :mod:`kit.autograde`, :mod:`kit.report`
 (a package with its ``__main__``), :mod:`kit.variants`, :mod:`kit.gradebook_move`,
 :mod:`kit.demo` (the main job, with :mod:`kit.demo_term`, its three weeks of a term), :mod:`kit.sandbox` (``--install``, ``--check``) and the set-up
-steps ``make venv`` runs (:mod:`kit.secret`, :mod:`kit.kernelenv`). :mod:`kit.course` says
+steps ``make venv`` runs (:mod:`kit.secret`, :mod:`kit.kernelenv`, :mod:`kit.duepanel`: each
+student's due date in the hub's Assignments panel). :mod:`kit.course` says
 where a course lives. Each stage of the flow is a package, in the order the data goes:
 
 - :mod:`kit.intake`    hand-ins in, plain files only
