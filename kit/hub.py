@@ -60,8 +60,11 @@ def prepare(folder: Path, assignments=ASSIGNMENTS, port: int = 8000) -> dict:
     from kit.duepanel.install import install
     from kit.release import release
 
-    install()  # the Assignments panel's due dates, in this environment (an editable
-    # install places no data files; make venv does the same)
+    try:  # the Assignments panel's due dates, in this environment (an editable install
+        install()  # places no data files; make venv does the same)
+    except OSError as exc:  # an environment this user may not write: the hub runs without
+        print(f"the Assignments panel will show no due dates: {exc} (python -m "
+              "kit.duepanel --install, as the environment's owner)", file=sys.stderr)
     folder = Path(folder).resolve()
     course = copy_course(folder / "course", assignments)
     with open(course.root / "nbgrader_config.py", "a") as config:  # a hub course (README)
