@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
+import os
 import sys
 from pathlib import Path
 
@@ -38,9 +38,23 @@ def build(lab: Path = LAB) -> Path:
     return static / name
 
 
+def _place(source: Path, dest: Path) -> Path:
+    """``dest`` made a copy of ``source``, replaced in one step (a server reading it meanwhile
+    sees the old file or the new, never a part), and left alone when already equal."""
+    data = source.read_bytes()
+    if not (dest.is_file() and dest.read_bytes() == data):
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        part = dest.with_name(f".{dest.name}.part")
+        part.write_bytes(data)
+        os.replace(part, dest)
+    return dest
+
+
 def install(prefix: Path | str = sys.prefix, lab: Path = LAB) -> list[Path]:
-    """Copy the lab extension and the server extension's config under ``prefix``; returns
-    what it wrote. Refuses (``ValueError``) a lab extension whose build is missing."""
+    """Copy the lab extension and the server extension's config under ``prefix`` (files
+    already there and equal are left as they are; an older build is removed after the new
+    one is in place); returns the files it placed. Refuses (``ValueError``) a lab extension
+    whose build is missing."""
     package = json.loads((lab / "package.json").read_text())
     load = lab / package["jupyterlab"]["_build"]["load"]
     if not load.is_file():
@@ -48,15 +62,13 @@ def install(prefix: Path | str = sys.prefix, lab: Path = LAB) -> list[Path]:
                          "(python -m kit.duepanel --build)")
     prefix = Path(prefix)
     target = prefix / "share" / "jupyter" / "labextensions" / EXTENSION
-    if target.exists():
-        shutil.rmtree(target)
-    (target / "static").mkdir(parents=True)
-    written = [shutil.copy2(lab / "package.json", target / "package.json"),
-               shutil.copy2(lab / "install.json", target / "install.json"),
-               shutil.copy2(load, target / "static" / load.name)]
     config = prefix / "etc" / "jupyter" / "jupyter_server_config.d"
-    config.mkdir(parents=True, exist_ok=True)
-    written.append(shutil.copy2(HERE / SERVER_CONFIG, config / SERVER_CONFIG))
-    return [Path(p) for p in written]
-
-
+    # the build first, then the package.json that names it, then the server's config
+    placed = [_place(load, target / "static" / load.name),
+              _place(lab / "install.json", target / "install.json"),
+              _place(lab / "package.json", target / "package.json"),
+              _place(HERE / SERVER_CONFIG, config / SERVER_CONFIG)]
+    for old in (target / "static").iterdir():
+        if old.name != load.name:
+            old.unlink()
+    return placed

@@ -56,8 +56,13 @@ def test_install_places_both_extensions_under_a_prefix(tmp_path):
     assert set(written) == {target / "package.json", target / "install.json", target / load,
                             config}
     (target / "static" / "remoteEntry.old.js").write_text("stale")
-    install(tmp_path)  # again: the old build goes
+    inode = (target / load).stat().st_ino
+    install(tmp_path)  # again: the old build goes, the current one is left in place
     assert sorted(p.name for p in (target / "static").iterdir()) == [Path(load).name]
+    assert (target / load).stat().st_ino == inode  # (a lab page loading it meanwhile is safe)
+    config.write_text("{}")
+    install(tmp_path)  # a changed file is put back
+    assert json.loads(config.read_text())["ServerApp"]["jpserver_extensions"]["kit.duepanel"]
 
 
 def test_install_refuses_a_missing_build(tmp_path):
