@@ -59,10 +59,14 @@ class Hub:
         return done.stdout + done.stderr
 
 
-def make_hub(tmp: Path, students: tuple[str, ...]) -> Hub:
-    """Course with ``ps1_circle_lift`` released to a fresh exchange, and empty homes."""
-    course = copy_course(tmp / "course", [PS])
-    assert not release(course, [PS])
+def make_hub(tmp: Path, students: tuple[str, ...], released=None) -> Hub:
+    """Course with ``ps1_circle_lift`` released to a fresh exchange, and empty homes
+    (``released``: the session's ``released_ps1`` factory, a copy of its course)."""
+    if released is not None:
+        course = released(tmp / "course")
+    else:
+        course = copy_course(tmp / "course", [PS])
+        assert not release(course, [PS])
     hub = Hub(course, tmp / "exchange", {s: tmp / "home" / s for s in students})
     hub.nbgrader("release_assignment", PS)
     for student, home in hub.homes.items():

@@ -53,8 +53,8 @@ class CheckService:
 
 
 @pytest.fixture(scope="module")
-def hub(tmp_path_factory):
-    return make_hub(tmp_path_factory.mktemp("duepanel"), (STUDENT,))
+def hub(tmp_path_factory, released_ps1):
+    return make_hub(tmp_path_factory.mktemp("duepanel"), (STUDENT,), released_ps1)
 
 
 def _open_panel(page, server) -> None:
