@@ -106,8 +106,11 @@ c.JupyterHub.load_roles = [
      "scopes": [f"access:services!service={COURSE_ID}"]},
     {"name": f"nbgrader-{COURSE_ID}", "groups": [f"nbgrader-{COURSE_ID}"],
      "scopes": ["access:services!service=kpca-check"]},
-    # the check service resolves tokens through /hub/api/user; it reads names, no more
-    {"name": "kpca-check", "services": ["kpca-check"], "scopes": ["read:users:name"]},
+    # the check service resolves tokens through /hub/api/user; it reads names, and who is in
+    # the students' group (practice keeps clear of every classmate's key, not only of those
+    # who checked)
+    {"name": "kpca-check", "services": ["kpca-check"],
+     "scopes": ["read:users:name", f"read:groups!group=nbgrader-{COURSE_ID}"]},
 ]
 c.JupyterHub.services = [
     {   # formgrader for the TA and instructor, in the course directory (nbgrader's set-up)

@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 from tornado import httpclient
 
-__all__ = ["TOKEN_SECONDS", "HubDown", "Identities", "Who", "refusal"]
+__all__ = ["TOKEN_SECONDS", "HubDown", "Identities", "Who", "group_members", "refusal"]
 
 #: how long the hub's answer about a token is kept (a refused token: a tenth of it)
 TOKEN_SECONDS = 60.0
@@ -99,3 +99,32 @@ def refusal(who: Who, service: str, students: list[str], staff: list[str]) -> st
         return ("checks are for the course's students (the hub group "
                 f"{' or '.join(students)}), and you are not in it")
     return None
+
+
+def group_members(groups, api_url: str | None = None, token: str | None = None) -> set[str]:
+    """The users of the hub's ``groups`` (the course's students' groups), asked of the hub's
+    API (default ``JUPYTERHUB_API_URL``) with the service's own token (default
+    ``JUPYTERHUB_API_TOKEN``; its role holds ``read:groups`` of them): the class, those who
+    never checked or handed in too. Empty without a hub, or when the hub does not say."""
+    import os
+    import urllib.parse
+    import urllib.request
+
+    api_url = api_url or os.environ.get("JUPYTERHUB_API_URL", "")
+    token = token or os.environ.get("JUPYTERHUB_API_TOKEN", "")
+    names: set[str] = set()
+    if not api_url or not token:
+        return names
+    for group in groups:
+        request = urllib.request.Request(
+            f"{api_url.rstrip('/')}/groups/{urllib.parse.quote(group, safe='')}",
+            headers={"Authorization": f"token {token}"})
+        try:
+            with urllib.request.urlopen(request, timeout=5) as reply:
+                model = json.loads(reply.read(16 << 20))
+        except (OSError, ValueError):
+            continue
+        users = model.get("users") if isinstance(model, dict) else None
+        if isinstance(users, list):
+            names |= {u for u in users if isinstance(u, str) and 0 < len(u) <= 255}
+    return names

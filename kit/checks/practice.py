@@ -118,12 +118,16 @@ _CLASSMATES: dict = {}
 
 
 def classmates(policy, cal, ps: str) -> set[str]:
-    """The students the course knows: the gradebook's, those who checked, the calendar's and
-    those with a hand-in in ``submitted/`` (read again every :data:`CLASSMATES_SECONDS`)."""
+    """The students the course knows: the hub's students' groups (on a hub), the gradebook's,
+    those who checked, the calendar's and those with a hand-in in ``submitted/`` (read again
+    every :data:`CLASSMATES_SECONDS`)."""
+    from kit.checks.access import group_members
+
     held = _CLASSMATES.get((str(policy.root), ps))
     if held and held[0] > time.monotonic():
         return held[1]
-    names: set[str] = set()
+    groups = getattr(policy, "groups", None)  # early practice meets classmates who never
+    names: set[str] = group_members(groups()[0]) if groups else set()  # checked yet
     gradebook = policy.root / "gradebook.db"
     for url in dict.fromkeys((policy.db_url, f"sqlite:///{gradebook}")):
         if url == f"sqlite:///{gradebook}" and not gradebook.exists():

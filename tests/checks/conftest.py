@@ -75,6 +75,19 @@ class FakeHubUser(web.RequestHandler):
         self.finish(model)
 
 
+#: the hub's groups as the service's own token reads them (``/hub/api/groups/<name>``):
+#: empty unless a test fills it (then the hub answers for :data:`SERVICE_TOKEN` only)
+GROUPS: dict[str, list[str]] = {}
+SERVICE_TOKEN = "tok-service"
+
+
+class FakeHubGroup(web.RequestHandler):
+    def get(self, name):
+        if self.request.headers.get("Authorization") != f"token {SERVICE_TOKEN}" or name not in GROUPS:
+            raise web.HTTPError(404 if name not in GROUPS else 403)
+        self.finish({"kind": "group", "name": name, "users": GROUPS[name]})
+
+
 @dataclass
 class Service:
     url: str
@@ -110,8 +123,8 @@ def fake_hub():
 
     def run():
         asyncio.set_event_loop(asyncio.new_event_loop())
-        web.Application([(r"/hub/api/user", FakeHubUser, {"asked": []})]).listen(
-            port, "127.0.0.1")
+        web.Application([(r"/hub/api/user", FakeHubUser, {"asked": []}),
+                         (r"/hub/api/groups/([^/]+)", FakeHubGroup)]).listen(port, "127.0.0.1")
         holder["loop"] = ioloop.IOLoop.current()
         started.set()
         holder["loop"].start()
@@ -141,7 +154,8 @@ def start_service(course: Path, overrides: dict, asked: list | None = None):
 
     def run():
         asyncio.set_event_loop(asyncio.new_event_loop())
-        hub = web.Application([(r"/hub/api/user", FakeHubUser, {"asked": service.hub_asked})])
+        hub = web.Application([(r"/hub/api/user", FakeHubUser, {"asked": service.hub_asked}),
+                               (r"/hub/api/groups/([^/]+)", FakeHubGroup)])
         hub.listen(hub_port, "127.0.0.1")
         app = make_app(course, f"http://127.0.0.1:{hub_port}/hub/api",
                        overrides={"db_url": f"sqlite:///{db}", **overrides})

@@ -64,3 +64,12 @@ def test_only_the_students_role_and_their_servers_tokens_reach_the_service(tmp_p
     assert SCOPE in config.Spawner.server_token_scopes
     assert {"users:activity!user", "access:servers!server"} <= set(
         config.Spawner.server_token_scopes)
+
+
+def test_the_check_service_reads_the_students_group_and_no_other(tmp_path, monkeypatch):
+    """Practice keeps clear of every classmate's key: the service reads who is in the
+    students' group, and no other group (no staff list, no other course's students)."""
+    config = load(tmp_path, monkeypatch)
+    scopes = {role["name"]: role for role in config.JupyterHub.load_roles}["kpca-check"]["scopes"]
+    groups = [s for s in scopes if "groups" in s]
+    assert groups == ["read:groups!group=nbgrader-kernel_pca"], scopes

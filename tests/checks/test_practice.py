@@ -175,6 +175,44 @@ def test_a_classmate_who_can_still_hand_in_late_for_points_is_still_working(tmp_
         expected(sid, False) for sid in sids]
 
 
+def test_early_practice_keeps_clear_of_classmates_who_never_checked(tmp_path, monkeypatch):
+    """Early practice opens with the problem set, when most of the class has not checked or
+    handed in anything: the course's records name none of them, the hub's students' group
+    names them all. A draw's items holding one of their keys are not checkable on it."""
+    from kit.checks import practice
+    from kit.checks.policy import Policy as CheckPolicy
+    from kit.checks.practice import screened
+    from tests.checks.conftest import GROUPS, SERVICE_TOKEN, fake_hub
+
+    monkeypatch.setattr(practice, "CLASSMATES_SECONDS", 0.0)
+    (tmp_path / "nbgrader_config.py").write_text(
+        "c = get_config()\nc.CourseDirectory.course_id = 'kernel_pca'\n")
+    ps = "ps0_high_dimensions"
+    quiet = [f"quiet{i}" for i in range(30)]
+    monkeypatch.setitem(GROUPS, "nbgrader-kernel_pca", ["ada", *quiet])
+    cal = Calendar.empty()
+    cal.entries[ps] = Entry(DUE - dt.timedelta(days=7), DUE, "UTC", Policy(), parse_practice("early"))
+    items, when = checkable(ps), DUE - dt.timedelta(days=3)
+    own = _classes_of(ps, "ada", items)
+    theirs = {i: {_classes_of(ps, n, [i])[i] for n in quiet} for i in items}
+    sids = [numbers_id(SECRET, ps, "ada", k, 0) for k in range(1, 6)]
+
+    def expected(sid, known):
+        mine = _classes_of(ps, sid, items)
+        return [i for i in items if mine[i] == own[i] or (known and mine[i] in theirs[i])]
+
+    policy = CheckPolicy(tmp_path)
+    with fake_hub() as api_url:
+        monkeypatch.setenv("JUPYTERHUB_API_URL", api_url)
+        monkeypatch.setenv("JUPYTERHUB_API_TOKEN", SERVICE_TOKEN)
+        got = [screened(policy, cal, ps, "ada", sid, items, when) for sid in sids]
+        assert got == [expected(sid, True) for sid in sids]
+        assert got != [expected(sid, False) for sid in sids]
+        monkeypatch.setenv("JUPYTERHUB_API_TOKEN", "tok-ada")  # a token the hub refuses
+        assert [screened(policy, cal, ps, "ada", sid, items, when) for sid in sids] == [
+            expected(sid, False) for sid in sids]  # the course's own records, as before
+
+
 def test_practice_opens_at_the_due_date_and_stays_open(service, monkeypatch):
     monkeypatch.setenv(NOW_VAR, BEFORE)
     status, reply = drawn(service, "tok-ada")
