@@ -7,7 +7,8 @@ processes as cores, so that one group's waits are another's computing:
 
 - ``grading``: everything that reads the demo class or the prepared hand-ins (the session
   fixtures ``demo_run`` and ``graded``, which grade each of them once per run);
-- ``tables``: the variants, the grading tables, the reference implementation and its doctests;
+- ``tables``: the variants, the grading tables, the reference implementation and its doctests
+  (it only computes: it runs at a lower priority, :data:`NICE`, taking what the others leave);
 - ``attacks``: the integrity and sandbox tests (the attack catalogues, their own courses);
 - ``rest``: every other test (``tests/`` without the paths above), so that nothing is left
   out when a test file is added: the browser, the hub, the check service, engines, intake.
@@ -43,6 +44,11 @@ GROUPS = {
     "attacks": ["tests/integrity", "tests/sandbox"],
 }
 
+#: groups that only compute, run at a lower priority: they take what the others leave while
+#: those wait, and do not stretch the waits (a hub's reply, a kernel's start) that the
+#: others' tests time
+NICE = {"tables": 5}
+
 #: the ``grading`` group: every user of the demo run must sit here (tests/test_run_groups.py)
 GRADING = GROUPS["grading"]
 
@@ -73,6 +79,8 @@ def main(argv=None) -> int:
         running = {}
         for group, argv_ in commands(extra, tmp).items():
             log = open(tmp / f"{group}.log", "w+")  # noqa: SIM115 - closed below
+            if group in NICE:
+                argv_ = ["nice", "-n", str(NICE[group]), *argv_]
             running[group] = (subprocess.Popen(argv_, cwd=ROOT, env=env, stdout=log,
                                                stderr=subprocess.STDOUT), log)
         print(f"running the test suite in {len(running)} groups side by side: "

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.run_groups import GRADING, GROUPS, ROOT, commands
+from tests.run_groups import GRADING, GROUPS, NICE, ROOT, commands
 from tests.support.once import RUN_DIR, made_once
 
 #: the session fixtures that grade a whole class; a second group using one grades it again
@@ -58,6 +58,7 @@ def test_the_rest_group_leaves_out_exactly_the_named_groups(tmp_path):
     for path in named:
         assert (ROOT / path).exists(), f"GROUPS names {path}, which does not exist"
     assert GRADING == GROUPS["grading"]
+    assert set(NICE) <= set(argv), f"a lower priority for a group that does not exist: {NICE}"
 
 
 #: one process asking for the shared folder: it counts its builds in ``built``
