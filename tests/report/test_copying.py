@@ -99,3 +99,19 @@ def test_student_text_is_escaped_in_the_page_and_inert_in_the_csv(tmp_path):
         for row in csv.DictReader(fh):
             for value in row.values():
                 assert value[:1] not in "=+-@" and "\x1b" not in value
+
+
+def test_a_flood_of_huge_cells_is_read_bounded_and_quickly(tmp_path):
+    import time
+
+    huge = "x = [" + ", ".join(["1"] * 60_000) + "]\n"  # far over a cell's 20,000 characters
+    flood = [huge] * 8 + ["y = 1"] * 500  # cells past the 300th are not read
+    course = _course_with_cells(tmp_path, {"ann": flood, "bob": flood})
+    start = time.process_time()
+    groups = code.same_code(course, PS, ["ann", "bob"])
+    assert time.process_time() - start < 10
+    assert [g.students for g in groups] == [("ann", "bob")]  # one form, read once per cell
+    many = evidence.Evidence(code=[code.CodeGroup(PS, ("c",), tuple(f"s{i}" for i in range(50)),
+                                                  30, str(i)) for i in range(evidence.MAX_ROWS + 5)])
+    page = evidence.section(many)
+    assert "5 more groups not listed" in page and "and 30 more" in page
