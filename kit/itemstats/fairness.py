@@ -68,27 +68,20 @@ def chi_square_permutation(right: np.ndarray, labels: np.ndarray, seed: int,
                            permutations: int = PERMUTATIONS) -> float:
     """Permutation p-value of the chi-square statistic of ``labels`` x ``right``.
 
-    With the margins fixed, the statistic is an increasing function of
-    ``sum_c right_c**2 / n_c``, which is what is compared."""
+    With the margins fixed the statistic is an increasing function of ``sum_c R_c**2 / n_c``
+    (``R_c`` right among the ``n_c`` students of candidate c), which is what is compared.
+    Reassigning the candidates at random deals the K right answers out over the candidates
+    as a multivariate hypergeometric draw, which is how they are drawn."""
     _, codes = np.unique(labels, return_inverse=True)
-    sizes = np.bincount(codes).astype(float)
-    y = right.astype(float)
-
-    def stat(values):
-        return (np.bincount(codes, weights=values, minlength=len(sizes)) ** 2 / sizes).sum()
-
-    observed = stat(y)
-    if y.min() == y.max():
+    sizes = np.bincount(codes)
+    y = right.astype(np.int64)
+    total = int(y.sum())
+    if total in (0, len(y)):
         return 1.0
+    observed = (np.bincount(codes, weights=y, minlength=len(sizes)) ** 2 / sizes).sum()
     rng = np.random.default_rng(seed)
-    k = len(sizes)
-    exceed = 0
-    for start in range(0, permutations, 500):
-        block = min(500, permutations - start)
-        shuffled = rng.permuted(np.broadcast_to(y, (block, len(y))), axis=1)
-        offsets = (codes[None, :] + k * np.arange(block)[:, None]).ravel()
-        sums = np.bincount(offsets, weights=shuffled.ravel(), minlength=k * block).reshape(block, k)
-        exceed += int(((sums ** 2 / sizes).sum(axis=1) >= observed - 1e-9).sum())
+    dealt = rng.multivariate_hypergeometric(sizes, total, size=permutations, method="marginals")
+    exceed = int(((dealt ** 2 / sizes).sum(axis=1) >= observed - 1e-9).sum())
     return (1 + exceed) / (1 + permutations)
 
 

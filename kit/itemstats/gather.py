@@ -94,7 +94,7 @@ def mistakes(course: Course, pairs) -> dict[tuple[str, str], list[tuple[str, int
                 if isinstance(record, dict) and isinstance(record.get("diagnoses"), list):
                     codes |= {c for c in record["diagnoses"] if isinstance(c, str) and CODE.fullmatch(c)}
             counts[a, gid].update(codes)
-    return {key: sorted(c.items(), key=lambda kv: (-kv[1], kv[0])) for key, c in counts.items()}
+    return {key: sorted(c.items(), key=lambda kv: (-kv[1], kv[0])) for key, c in counts.items() if c}
 
 
 def checks(course: Course, assignments) -> dict[tuple[str, str], dict[str, dict]]:

@@ -98,7 +98,7 @@ def describe(sheet: Sheet, level: str) -> list[Item]:
             item.discrimination = r
             n = int(ok.sum())
             if r is not None and r < 0:
-                z = np.arctanh(min(r, 1 - 1e-12)) * np.sqrt(max(n - 3, 1))
+                z = np.arctanh(np.clip(r, -1 + 1e-12, 1 - 1e-12)) * np.sqrt(max(n - 3, 1))
                 item.p_negative = float(norm.cdf(z))
             if not full.any():
                 item.flags.append("nobody right")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import html
 import math
+import re
 from pathlib import Path
 
 from kit.gradebook.export import not_a_formula
@@ -64,12 +65,22 @@ def fairness_rows(stats: Stats) -> list[dict]:
              "flagged": "yes" if r.flagged else "", "note": r.note} for r in stats.fairness]
 
 
+_NUMBER = re.compile(r"-?\d+(\.\d+)?(e-?\d+)?")
+
+
+def _cell(value) -> str:
+    """A number as it is (``-0.3`` is a number to a spreadsheet), any text inert and with a
+    ``'`` in front when it starts like a formula."""
+    text = str(value)
+    return text if _NUMBER.fullmatch(text) else not_a_formula(inert(text))
+
+
 def write(rows: list[dict], columns, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="", encoding="utf-8") as fh:
         writer = csv.DictWriter(fh, fieldnames=columns)
         writer.writeheader()
-        writer.writerows({k: not_a_formula(inert(str(v))) for k, v in row.items()} for row in rows)
+        writer.writerows({k: _cell(v) for k, v in row.items()} for row in rows)
     return path
 
 
