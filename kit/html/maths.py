@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import html
 import re
+from functools import lru_cache
 from html.parser import HTMLParser
 
 from nbconvert.filters.markdown_mistune import IPythonRenderer
@@ -46,14 +47,18 @@ MAX_LATEX_OUTPUT = 64_000
 MATHML_TAGS = frozenset([
     "math", "mi", "mn", "mo", "ms", "mtext", "mspace", "mrow", "mfrac", "msqrt", "mroot",
     "mstyle", "merror", "mpadded", "mphantom", "msub", "msup", "msubsup", "munder", "mover",
-    "munderover", "mmultiscripts", "mprescripts", "none", "mtable", "mtr", "mtd",
+    "munderover", "mmultiscripts", "mprescripts", "none", "mtable", "mtr", "mtd", "menclose",
+    # inside <mtext>: \texttt, \textbf, \textit, \emph, \textsf (never a link: \eqref's <a> is refused)
+    "code", "b", "i", "em", "span",
 ])
 MATHML_ATTRIBUTES = frozenset([
     "display", "displaystyle", "scriptlevel", "mathvariant", "stretchy", "form", "lspace",
     "rspace", "minsize", "maxsize", "symmetric", "largeop", "movablelimits", "accent",
     "accentunder", "linethickness", "width", "height", "depth", "voffset", "columnspan",
-    "rowspan", "columnalign", "rowalign", "style",
+    "rowspan", "columnalign", "rowalign", "style", "notation", "class",
 ])
+#: the classes math-core sets (fonts of \textsf and \textrm, \cancel's strike)
+_CLASS = re.compile(r"(?:math-core|menclose)-[a-z\-]{1,40}")
 _ATTRIBUTE_VALUE = re.compile(r"[A-Za-z0-9 .%#+\-]*")
 _STYLE = re.compile(r"(?:\s*[a-z\-]+\s*:\s*[A-Za-z0-9 .%#\-]*;?)*\s*")
 _GROUP = re.compile(r"\\left(?![A-Za-z])|\\right(?![A-Za-z])|\\begin\s*\{|\\end\s*\{|(?<!\\)[{}]")
@@ -101,7 +106,7 @@ class _MathMLCheck(HTMLParser):
             value = value or ""
             if name not in MATHML_ATTRIBUTES:
                 self.problems.append(f"<{tag} {name}=...>")
-            elif not (_STYLE if name == "style" else _ATTRIBUTE_VALUE).fullmatch(value):
+            elif not {"style": _STYLE, "class": _CLASS}.get(name, _ATTRIBUTE_VALUE).fullmatch(value):
                 self.problems.append(f"<{tag} {name}={value!r}>")
 
     handle_startendtag = handle_starttag
@@ -133,6 +138,18 @@ def _as_text(source: str) -> str:
     return f'<code class="kpca-tex" title="TeX not typeset">{html.escape(source)}</code>'
 
 
+@lru_cache(maxsize=4096)
+def _checked(tex: str, display: bool) -> str | None:
+    """The checked MathML of one formula, or None (a page's repeated formulas convert once)."""
+    if len(tex) > MAX_TEX or nesting(tex) > MAX_DEPTH:
+        return None
+    try:
+        markup = _convert(tex.replace("\u200b", ""), display)
+    except Exception:  # noqa: BLE001  (LatexError, or anything the converter raises: shown as text)
+        return None
+    return markup if inert_mathml(markup) else None
+
+
 def tex_to_mathml(tex: str, display: bool = False, source: str | None = None) -> str:
     r"""``tex`` as one ``<math>`` element, or, when it cannot be, ``source`` (default ``tex``)
     shown as escaped text in ``<code class="kpca-tex">``.
@@ -153,14 +170,8 @@ def tex_to_mathml(tex: str, display: bool = False, source: str | None = None) ->
     >>> tex_to_mathml(r"\href{javascript:alert(1)}{x}", source="$...$")
     '<code class="kpca-tex" title="TeX not typeset">$...$</code>'
     """
-    shown = tex if source is None else source
-    if len(tex) > MAX_TEX or nesting(tex) > MAX_DEPTH:
-        return _as_text(shown)
-    try:
-        markup = _convert(tex.replace("\u200b", ""), display)
-    except Exception:  # noqa: BLE001  (LatexError, or anything the converter raises: shown as text)
-        return _as_text(shown)
-    return markup if inert_mathml(markup) else _as_text(shown)
+    markup = _checked(tex, bool(display))
+    return _as_text(tex if source is None else source) if markup is None else markup
 
 
 def _spans(text: str):
@@ -171,7 +182,7 @@ def _spans(text: str):
     rest: the time is ``n log n`` in the length, whatever the text); ``\\$`` is a dollar."""
     from bisect import bisect_left
 
-    tokens = list(_TOKEN.finditer(text))
+    tokens = [t for t in _TOKEN.finditer(text) if t.group() not in ("\\\\", "\\$")]
     starts = [t.start() for t in tokens]
     where: dict[str, list[int]] = {}
     for i, t in enumerate(tokens):

@@ -33,6 +33,7 @@ class Part:
     points: float
     full: float = 0.0  # share of graded notebooks with full points
     mean: float = 0.0  # mean share of the points earned
+    heading: str = ""  # the title as the notebook writes it, TeX and all (the page draws it)
 
 
 @dataclass
@@ -74,24 +75,28 @@ def plain(title: str) -> str:
     return re.sub(r"\s+", " ", text.replace("$", "").replace("{", "").replace("}", "")).strip()
 
 
-def _heading(cell) -> str:
-    """The last heading of a plain markdown cell (not an answer or test), without its points."""
+def _heading(cell, tex: bool = False) -> str:
+    """The last heading of a plain markdown cell (not an answer or test), without its points;
+    its TeX as plain text (:func:`plain`), or as written with ``tex``."""
     if cell.cell_type != "markdown" or cell.get("metadata", {}).get("nbgrader", {}).get("solution"):
         return ""
     lines = [ln.lstrip("#").strip() for ln in cell.source.splitlines() if ln.startswith("#")]
     lines = [ln for ln in lines if ln and "BEGIN SOLUTION" not in ln and "END SOLUTION" not in ln]
-    return plain(_POINTS.sub("", lines[-1])) if lines else ""
+    if not lines:
+        return ""
+    return _POINTS.sub("", lines[-1]) if tex else plain(_POINTS.sub("", lines[-1]))
 
 
 def parts_of(course: Course, assignment: str) -> list[Part]:
     """The auto-graded test cells of ``assignment`` in notebook order, titled by the heading above."""
     nb = nbformat.read(course.notebook("source", assignment), as_version=4)
-    title, found = "", []
+    title, heading, found = "", "", []
     for cell in nb.cells:
-        title = _heading(cell) or title
+        title, heading = _heading(cell) or title, _heading(cell, tex=True) or heading
         meta = cell.get("metadata", {}).get("nbgrader", {})
         if meta.get("grade") and not meta.get("solution"):
-            found.append(Part(meta["grade_id"], title or meta["grade_id"], float(meta["points"])))
+            found.append(Part(meta["grade_id"], title or meta["grade_id"], float(meta["points"]),
+                              heading=heading))
     return found
 
 

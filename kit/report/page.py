@@ -4,7 +4,8 @@ One self-contained page (its plots are embedded PNGs) with, for each problem set
 distribution of the graded notebooks' scores beside the number of students who did not hand
 it in and of hand-ins that could not be graded; auto-graded, hand-graded and total points
 ("not yet graded" until a TA grades the written answers in formgrader); the pass rate of each
-auto-graded part, hardest first, titled by the notebook's heading; the mistakes the hidden
+auto-graded part, hardest first, titled by the notebook's heading (its TeX drawn as MathML,
+:mod:`kit.html.maths`: the page needs no script or network); the mistakes the hidden
 tests named most often (``[diagnosis: <code>]``). Then a table of every student linking each
 feedback page, the late hand-ins, extensions and exemptions of the course calendar
 (:mod:`kit.term.report`), the hand-ins that could not be graded, and those with another
@@ -28,6 +29,7 @@ from urllib.parse import quote
 
 from kit.course import ASSIGNMENTS, REPO_ROOT, Course, prepare_environment
 from kit.engines.job import Outcome, students_of
+from kit.html.maths import maths_text
 from kit.inert import inert
 from kit.itemstats.report import report_sections
 from kit.report.data import ProblemSet, describe, summarise, wrong_ids
@@ -39,7 +41,11 @@ NOT_GRADED = "not yet graded"
 STYLE = """body{font-family:sans-serif;max-width:1200px;margin:auto;padding:0 1em}
 td,th{padding:2px 8px;text-align:left;vertical-align:top}table{border-collapse:collapse;margin:.5em 0}
 tr:nth-child(even){background:#f3f3f3}.num{text-align:right}img{max-width:100%}
-.muted{color:#777}section{border-top:1px solid #ccc;margin-top:1.5em}"""
+.muted{color:#777}section{border-top:1px solid #ccc;margin-top:1.5em}
+math{font-family:"Latin Modern Math","STIX Two Math","Cambria Math",math}"""
+#: the page needs no script and fetches nothing (its plots are inline, its maths MathML)
+CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; "
+       "form-action 'none'")
 
 e = html.escape
 
@@ -67,7 +73,7 @@ def _points_table(ps: ProblemSet) -> str:
 
 def _parts_table(ps: ProblemSet) -> str:
     rows = "".join(
-        f"<tr><td>{e(p.title)} <span class=muted>({e(p.grade_id)})</span></td>"
+        f"<tr><td>{maths_text(p.heading or p.title)} <span class=muted>({e(p.grade_id)})</span></td>"
         f"<td class=num>{p.points:g}</td><td class=num>{_pct(p.full)}</td><td class=num>{_pct(p.mean)}</td></tr>"
         for p in ps.parts)
     return ("<table class=parts><tr><th>part (hardest first)</th><th>points</th>"
@@ -153,7 +159,8 @@ def write_report(course: Course, outcomes: list[Outcome], folder: Path | None = 
     students = {o.student for o in outcomes}
     graded = sum(len(ps.graded) for ps in sets)
     copying = _copying(course, outcomes, folder)
-    page = f"""<!doctype html><html><head><meta charset="utf-8"><title>Class report</title>
+    page = f"""<!doctype html><html><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{CSP}"><title>Class report</title>
 <style>{STYLE}</style></head><body>
 <h1>Kernel PCA unit: class report</h1>
 <p id=summary>{len(students)} students, {graded} graded notebooks. Distributions and shares

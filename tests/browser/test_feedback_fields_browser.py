@@ -9,30 +9,36 @@ authors and kernel metadata, cell tags, outputs of every type, written answers, 
 the class report from a class whose ids, reasons, codes and titles are the field payloads
 (:mod:`tests.html.test_report_fields`). One page each, many payloads on each: no dialog, no
 ``window.__pwned``, no title change, no navigation, no request a payload asked for, and in the
-DOM no event handler, script link, frame, form, ``<base>``, ``<meta>`` refresh or script but
-the page's own MathJax loader.
+DOM no event handler, script link, frame, form, ``<base>``, ``<meta>`` refresh or script at
+all (the pages' maths is MathML written at export, :mod:`kit.html.maths`: inside ``<math>``
+only the elements and attributes its check allows).
 """
 
 from __future__ import annotations
 
 import pytest
 
+from kit.html.maths import MATHML_ATTRIBUTES, MATHML_TAGS
 from tests.html.hostile_feedback import NOTEBOOK_NAME, render_feedback
 from tests.html.test_report_fields import write_hostile_report
 
 pytestmark = pytest.mark.filterwarnings("ignore:Your element with mimetype", "ignore:No lexer found")
 
-#: what is active in a page, read from chromium's DOM: handlers, script URLs, frames, forms
-#: and scripts (but the page's own MathJax loader and its configuration block)
+#: what is active in a page, read from chromium's DOM: handlers, script URLs, frames, forms,
+#: scripts, and inside maths any element or attribute the MathML check does not allow
 ACTIVE_IN_DOM = r"""() => {
+  const mathTags = new Set(MATH_TAGS), mathAttributes = new Set(MATH_ATTRIBUTES);
   const found = [];
   const urls = ['href', 'src', 'action', 'formaction', 'data', 'xlink:href', 'poster',
                 'background', 'srcset', 'ping', 'codebase', 'manifest'];
   const image = /^data:image\/(png|jpeg|gif);base64,/;
   for (const el of document.querySelectorAll('*')) {
     const tag = el.tagName.toLowerCase();
+    const inMath = el.closest('math') !== null;
+    if (inMath && !mathTags.has(tag)) found.push(`<${tag}> in math`);
     for (const a of el.attributes) {
       const name = a.name.toLowerCase();
+      if (inMath && !mathAttributes.has(name)) found.push(`${tag} ${name} in math`);
       const value = a.value.replace(/[\u0000-\u0020]/g, '').toLowerCase();
       if (name.startsWith('on') || name === 'srcdoc' || name === 'autofocus') {
         found.push(`${tag} ${name}`);
@@ -45,20 +51,17 @@ ACTIVE_IN_DOM = r"""() => {
         found.push(`${tag} ${name}=${value.slice(0, 60)}`);
       }
     }
-    if (['iframe', 'frame', 'object', 'embed', 'applet', 'base', 'form', 'svg', 'math',
+    if (['iframe', 'frame', 'object', 'embed', 'applet', 'base', 'form', 'svg',
          'link', 'template', 'input', 'button', 'video', 'audio'].includes(tag)
         && !(tag === 'link' && el.closest('head') && el.rel === 'stylesheet' && !el.href)) {
       found.push(`<${tag}>`);
     }
     if (tag === 'meta' && (el.httpEquiv || '').toLowerCase() === 'refresh') found.push('meta refresh');
   }
-  for (const s of document.scripts) {
-    const own = s.type === 'text/x-mathjax-config'
-      || (s.src.startsWith('https://cdnjs.cloudflare.com/ajax/libs/mathjax/') && !s.text.trim());
-    if (!own) found.push(`script ${s.type} ${s.src} ${s.text.slice(0, 60)}`);
-  }
+  for (const s of document.scripts) found.push(`script ${s.type} ${s.src} ${s.text.slice(0, 60)}`);
   return found;
-}"""
+}""".replace("MATH_TAGS", repr(sorted(MATHML_TAGS))).replace(
+    "MATH_ATTRIBUTES", repr(sorted(MATHML_ATTRIBUTES)))
 
 
 @pytest.fixture(scope="module")
