@@ -77,7 +77,7 @@ def snapshot(course: Course, ps: str) -> dict[str, dict[str, float | None]]:
 def _what(old, new, policy: str, failed: bool) -> tuple[str, float | None]:
     """What happens to a part: ``(change, auto points to keep)``."""
     if failed:
-        return ("kept old (not graded again)" if old is not None else "not graded"), old
+        return ("kept old (not graded again)", old) if old is not None else ("not graded", new)
     if old is None:
         return "new", new
     if new is None:

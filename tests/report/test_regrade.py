@@ -99,3 +99,12 @@ def test_an_unknown_policy_is_refused_by_name():
         check_policy("lower-all")
     with pytest.raises(SystemExit):
         main([PS, "--policy", "apply"])  # a policy without --regrade
+
+
+def test_a_hand_in_not_graded_again_keeps_its_points_under_both_policies():
+    from kit.gradebook.regrade import _what
+
+    for policy in ("never-lower", "apply"):
+        assert _what(2.0, 0.0, policy, failed=True) == ("kept old (not graded again)", 2.0)
+        assert _what(None, 0.0, policy, failed=True) == ("not graded", 0.0)  # nothing to keep
+        assert _what(0.0, 2.0, policy, failed=False) == ("raised", 2.0)
