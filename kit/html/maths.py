@@ -16,7 +16,7 @@ the conversion is bounded and its result checked:
 - ``math-core`` knows no ``\\href``, ``\\url``, ``\\unicode``, ``\\require``, ``\\class``,
   ``\\style`` or ``\\html`` (it refuses them), caps macro expansion (``\\newcommand``
   bombs), and the course's sanitiser has shown the first of those as text already;
-- its output is read back with :class:`_MathMLCheck`: only MathML presentation elements,
+- its output is read back (:func:`mathml_problems`): only MathML presentation elements,
   only layout attributes, a ``style`` only of ``property: plain value`` pairs (no ``url(``,
   no quotes, no backslash); anything else (a link, an id, an event handler) is refused;
 - what is not converted is shown as the TeX it is, escaped, in ``<code class="kpca-tex">``.
@@ -31,7 +31,6 @@ from __future__ import annotations
 import html
 import re
 from functools import lru_cache
-from html.parser import HTMLParser
 
 from nbconvert.filters.markdown_mistune import IPythonRenderer
 
@@ -92,32 +91,33 @@ def nesting(tex: str) -> int:
     return deepest
 
 
-class _MathMLCheck(HTMLParser):
-    """Read converted MathML back; ``problems`` lists every tag or attribute not allowed."""
+#: one tag of the converter's output, as it writes them: lower-case names, double-quoted values
+_TAG = re.compile(r'<(/?)([a-z][a-z0-9\-]*)((?:\s+[a-z][a-z\-:]*="[^"<>&]*")*)\s*(/?)>')
+_ATTRIBUTE = re.compile(r'\s+([a-z][a-z\-:]*)="([^"<>&]*)"')
 
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.problems: list[str] = []
 
-    def handle_starttag(self, tag, attrs):
+def mathml_problems(markup: str) -> list[str]:
+    """Every tag, attribute or stray ``<``/``>`` of ``markup`` that the allow-list refuses.
+
+    The markup is read as the converter writes it (``<name attr="value">``, text without
+    ``<`` or ``>``); anything else, a comment or a declaration among them, is a problem.
+    """
+    problems, pos = [], 0
+    for m in _TAG.finditer(markup):
+        if "<" in markup[pos:m.start()] or ">" in markup[pos:m.start()]:
+            problems.append(f"markup outside a tag at {pos}")
+        pos = m.end()
+        tag = m.group(2)
         if tag not in MATHML_TAGS:
-            self.problems.append(f"<{tag}>")
-        for name, value in attrs:
-            value = value or ""
+            problems.append(f"<{tag}>")
+        for name, value in _ATTRIBUTE.findall(m.group(3)):
             if name not in MATHML_ATTRIBUTES:
-                self.problems.append(f"<{tag} {name}=...>")
+                problems.append(f"<{tag} {name}=...>")
             elif not {"style": _STYLE, "class": _CLASS}.get(name, _ATTRIBUTE_VALUE).fullmatch(value):
-                self.problems.append(f"<{tag} {name}={value!r}>")
-
-    handle_startendtag = handle_starttag
-
-    def handle_comment(self, data):
-        self.problems.append("<!-- -->")
-
-    def handle_decl(self, decl):
-        self.problems.append("<!...>")
-
-    handle_pi = handle_unknown_decl = handle_decl
+                problems.append(f"<{tag} {name}={value!r}>")
+    if "<" in markup[pos:] or ">" in markup[pos:]:
+        problems.append(f"markup outside a tag at {pos}")
+    return problems
 
 
 def inert_mathml(markup: str) -> bool:
@@ -128,10 +128,8 @@ def inert_mathml(markup: str) -> bool:
     >>> inert_mathml('<math><mi>x</mi></math>'), inert_mathml('<math href="javascript:f()"/>')
     (True, False)
     """
-    check = _MathMLCheck()
-    check.feed(markup)
-    check.close()
-    return not check.problems and markup.startswith("<math") and markup.endswith("</math>")
+    return (markup.startswith("<math") and markup.endswith("</math>")
+            and not mathml_problems(markup))
 
 
 def _as_text(source: str) -> str:
