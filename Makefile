@@ -11,7 +11,7 @@ KSTAMP := $(KVENV)/.kpca-kernel-env
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 export MPLBACKEND := Agg
 
-.PHONY: venv test check lint demo hub release bench bench-grading bench-scale clean
+.PHONY: venv test check lint demo hub release bench bench-grading bench-scale bench-stats clean
 
 venv: $(STAMP) $(KSTAMP)
 
@@ -88,6 +88,11 @@ bench-grading: venv
 bench-scale: venv
 	$(BIN)/python benchmarks/bench_scale.py --students 20
 	$(BIN)/python benchmarks/bench_recording.py
+
+# The class report's item statistics and fairness tests on a synthetic class of 1,000 students
+# x 7 problem sets (goal: under a minute), then 20 classes without any effect (false flags).
+bench-stats: venv
+	$(BIN)/python benchmarks/bench_stats.py --students 1000 --sets 7 --null 20
 
 clean:
 	rm -rf $(VENV) $(KVENV) gradebook.db downloaded submitted received autograded feedback reports

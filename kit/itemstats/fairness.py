@@ -2,7 +2,7 @@
 
 A student is *right* on a family of numbers (:mod:`kpca_ref.variants`) when they earned full
 points on every graded cell whose exact items are built on that family. Two tests, each
-with Holm's correction over every test of its kind in the report, flag at :data:`ALPHA`:
+with Holm's correction over every test of its kind in the report, flag (thresholds below):
 
 ``family``
     do the family's candidates differ at all? The chi-square statistic of the candidates x
@@ -15,8 +15,10 @@ with Holm's correction over every test of its kind in the report, flag at :data:
     were as hard as the rest (the hypergeometric distribution). Only for candidates drawn
     by at least :data:`MIN_CANDIDATE` students; fewer: "too few students".
 
-On a class with no harder variant a report flags one with probability at most ALPHA (Holm
-keeps the family-wise error rate; both tests are conservative with small counts).
+Thresholds: :data:`ALPHA` (1 %) for the families, :data:`ALPHA_CANDIDATE` (0.1 %) for the
+candidates. On a class with no harder variant a report flags a family with probability at
+most 1 % and a candidate at most 0.1 % (Holm keeps the family-wise error rate; both tests
+are conservative with small counts).
 """
 
 from __future__ import annotations
@@ -33,6 +35,9 @@ from kit.itemstats.table import Sheet
 MIN_FAMILY = 10
 MIN_CANDIDATE = 10
 PERMUTATIONS = 4999
+#: the candidates' threshold, stricter than :data:`ALPHA`: a class of 1,000 has hundreds of
+#: candidates to test, and a flagged one is what an instructor retires
+ALPHA_CANDIDATE = 0.001
 
 
 @dataclass
@@ -116,10 +121,12 @@ def family_results(sheet: Sheet, family: str, cells: set[str], drawn: dict[str, 
 
 def correct(results: list[Result]) -> list[Result]:
     """Holm's correction over the families' tests and, apart, over the candidates'; flags
-    those below :data:`ALPHA` (a candidate only when it did worse than the rest)."""
+    families below :data:`ALPHA` and candidates below :data:`ALPHA_CANDIDATE` that did
+    worse than the rest."""
     for is_family in (True, False):
         tested = [r for r in results if (r.candidate is None) == is_family and r.p_value is not None]
         for r, p in zip(tested, holm([r.p_value for r in tested])):
             r.p_holm = p
-            r.flagged = p < ALPHA and (is_family or r.share_right < (r.rest_share_right or 0))
+            r.flagged = (p < ALPHA if is_family else
+                         p < ALPHA_CANDIDATE and r.share_right < (r.rest_share_right or 0))
     return results

@@ -149,7 +149,8 @@ def sections(stats: Stats) -> str:
             f"every cell built on the family. Family: permutation chi-square test "
             f"({fairness.PERMUTATIONS} permutations) of its candidates; candidate: Fisher's "
             f"exact test, one-sided, against the family's other candidates; Holm's "
-            f"correction, flagged below {items.ALPHA:g}. Every candidate in "
+            f"correction, a family flagged below {items.ALPHA:g}, a candidate below "
+            f"{fairness.ALPHA_CANDIDATE:g}. Every candidate in "
             f"<code>reports/fairness.csv</code>.</p><h3>Flagged variants</h3>"
             f"<ul class=flagged-variants>{variants}</ul>{_fairness_table(stats)}</section>")
 

@@ -34,7 +34,7 @@ def test_a_harder_candidate_and_a_negative_item_are_flagged_and_nothing_else():
     flagged = {(r.assignment, r.family, r.candidate) for r in stats.flagged_variants()}
     assert flagged == {("ps1", "small", None), ("ps1", "small", 4)}
     (row,) = [r for r in stats.fairness if (r.assignment, r.family, r.candidate) == ("ps1", "small", 4)]
-    assert row.share_right < row.rest_share_right - 0.3 and row.p_holm < fairness.ALPHA
+    assert row.share_right < row.rest_share_right - 0.3 and row.p_holm < fairness.ALPHA_CANDIDATE
 
 
 @pytest.mark.parametrize("seed", [0, 1])
