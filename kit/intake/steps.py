@@ -83,6 +83,7 @@ class SafeCollect(ExchangeCollect):
         for path in glob.glob(pattern):
             record = self._path_to_record(path)
             by_student.setdefault(record["username"], []).append(record)
+        self._drop_forged(by_student)
         self.src_records, self._passed = [], {}
         for username, records in sorted(by_student.items()):
             due = self.due(username)
@@ -94,6 +95,37 @@ class SafeCollect(ExchangeCollect):
             if choice.taken is not None:
                 self.src_records.append(next(r for r in records if candidates[id(r)] is choice.taken))
                 self._passed[username] = (choice.taken.time, choose.record_of(choice))
+
+    def _drop_forged(self, by_student: dict) -> None:
+        """Leave out each hand-in whose folder another student owns (one who handed in under
+        her own name, or the gradebook knows): ``inbound/`` is writable by every student, and
+        a folder named ``bob+<ps>+...`` made by ada, later than bob's own, would be taken for
+        bob. Where students share one OS account (or ``check_owner`` is off) owners name no
+        student and nothing is left out."""
+        if not self.check_owner:
+            return
+        students = {os.path.basename(p).split("+", 1)[0]
+                    for p in glob.glob(os.path.join(glob.escape(self.inbound_path), "*+*"))}
+        try:  # and the gradebook's: a student who never handed in under her own name
+            from nbgrader.api import Gradebook
+
+            with Gradebook(self.coursedir.db_url) as gb:
+                students |= {s.id for s in gb.students}
+        except Exception:  # noqa: BLE001 - no gradebook yet: the exchange's names alone
+            self.log.debug("collect: no gradebook to name the students from")
+        for username, records in list(by_student.items()):
+            kept = []
+            for record in records:
+                owner = _owner(os.path.join(self.inbound_path, record["filename"]))
+                if owner is not None and owner != username and owner in students:
+                    self.log.error(f"not taken: {inert(record['filename'], limit=120)} is named "
+                                   f"for {inert(username)} but belongs to another student, "
+                                   f"{inert(owner)}")
+                else:
+                    kept.append(record)
+            by_student[username] = kept
+            if not kept:
+                del by_student[username]
 
     def _recorded_time(self, dest_path):
         """The time recorded for what ``submitted/<student>/<ps>`` holds (None: no record for
@@ -156,6 +188,16 @@ class SafeCollect(ExchangeCollect):
                 _add_mode(dirpath, 0o2770, 0o2777, self.log)
                 for name in filenames:
                     _add_mode(os.path.join(dirpath, name), 0o660, 0o777, self.log)
+
+
+def _owner(path: str) -> str | None:
+    """The name of the OS user owning ``path`` (None: no such user, or no such file)."""
+    try:
+        import pwd
+
+        return pwd.getpwuid(os.lstat(path).st_uid).pw_name
+    except (ImportError, KeyError, OSError):
+        return None
 
 
 def _add_mode(path: str, bits: int, mask: int, log) -> None:

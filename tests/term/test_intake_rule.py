@@ -253,3 +253,57 @@ def test_a_hand_in_rewritten_while_collect_runs_is_recorded_as_late(tmp_path, re
     when = received(course, "sly", PS).time
     assert when > due, (when, due)  # the listing's time said on time; the content is late
     assert assess(load(course), "sly", PS, when, 10.0).late
+
+
+def _collect_in_process(course, exchange, monkeypatch) -> None:
+    from nbgrader.auth import Authenticator
+    from nbgrader.coursedir import CourseDirectory
+
+    from kit.term.intake import TermCollect
+
+    monkeypatch.setenv("KPCA_EXCHANGE", str(exchange))
+    config = course.config()
+    config.CourseDirectory.assignment_id = PS
+    TermCollect(coursedir=CourseDirectory(config=config), authenticator=Authenticator(config=config),
+                config=config).start()
+
+
+def test_a_hand_in_another_student_made_in_her_name_is_not_taken(tmp_path, released_ps1,
+                                                                 monkeypatch, caplog):
+    """Every student may write into ``inbound/``: ada makes a folder named for bob, after
+    bob's own hand-in and before the due date, to have her notebook graded as bob's. Where
+    each student is an OS user, the folder is ada's: it is not taken, and the TA is told.
+    Where students share one OS account, owners name nobody and nothing is left out."""
+    import logging
+
+    from kit.intake import steps
+
+    course = released_ps1(tmp_path / "course")
+    exchange = tmp_path / "exchange"
+    nb = nbformat.writes(build_submission(course, PS))
+    owners = {"bob+": "bob", "ada+": "ada", "bob+zz": "ada"}
+    _inbound(exchange, f"bob+{PS}+2026-12-01 00:00:00.000000 UTC+aaaa", nb, FORGED["past"])
+    time.sleep(1.1)
+    _inbound(exchange, f"ada+{PS}+2026-12-01 00:00:00.000000 UTC+bbbb", nb + "  ", FORGED["past"])
+    _inbound(exchange, f"bob+{PS}+2026-12-02 00:00:00.000000 UTC+zzzz", nb + " ", FORGED["past"])
+    _set_due(course, dt.datetime.now(UTC) + dt.timedelta(hours=1), "10% per day")
+
+    def owner(path):
+        name = os.path.basename(path)
+        return owners["bob+zz" if name.endswith("zzzz") else name[:4]]
+
+    monkeypatch.setattr(steps, "_owner", owner)
+    _collect_in_process(course, exchange, monkeypatch)
+    assert course.notebook("submitted", PS, "bob").read_text() == nb  # his own, not ada's
+    assert course.notebook("submitted", PS, "ada").read_text() == nb + "  "
+    assert "is named for bob but belongs to another student, ada" in caplog.text
+
+    class Stub:  # one OS account for the whole class: nothing is left out
+        check_owner, inbound_path = True, str(exchange / "kernel_pca" / "inbound")
+        log = logging.getLogger(__name__)
+        coursedir = type("C", (), {"db_url": course.db_url})()
+
+    monkeypatch.setattr(steps, "_owner", lambda path: "jovyan")
+    found = {"bob": [{"filename": f"bob+{PS}+x+zzzz"}, {"filename": f"bob+{PS}+x+aaaa"}]}
+    steps.SafeCollect._drop_forged(Stub(), found)
+    assert len(found["bob"]) == 2
