@@ -16,8 +16,9 @@ the conversion is bounded and its result checked:
 - ``math-core`` knows no ``\\href``, ``\\url``, ``\\unicode``, ``\\require``, ``\\class``,
   ``\\style`` or ``\\html`` (it refuses them), caps macro expansion (``\\newcommand``
   bombs), and the course's sanitiser has shown the first of those as text already;
-- its output is read back (:func:`mathml_problems`): only MathML presentation elements,
-  only layout attributes, a ``style`` only of ``property: plain value`` pairs (no ``url(``,
+- its output is read back (:func:`mathml_problems`): only MathML presentation elements
+  (and ``code``, ``b``, ``i``, ``em``, ``span`` for ``\\texttt`` and its kin), only layout
+  attributes, a ``style`` only of ``property: plain value`` pairs (no ``url(``,
   no quotes, no backslash); anything else (a link, an id, an event handler) is refused;
 - what is not converted is shown as the TeX it is, escaped, in ``<code class="kpca-tex">``.
 
