@@ -65,3 +65,21 @@ def test_instant_checks_first_try_and_attempts_per_exact_item(tmp_path, monkeypa
     found = checks(course, [PS])
     assert found == {(PS, "circle_u_test"): {"ps1_circle_u": {
         "students": 3, "attempts": 5, "first_try": 1 / 3}}}
+
+
+def test_the_class_report_has_both_sections_and_writes_both_csvs(graded):
+    import csv
+
+    reports = graded.course.root / "reports"
+    page = (reports / "class_report.html").read_text(encoding="utf-8")
+    assert "<section id=itemstats>" in page and "<section id=fairness>" in page
+    with (reports / "item_stats.csv").open(newline="", encoding="utf-8") as fh:
+        rows = {(r["level"], r["item"]): r for r in csv.DictReader(fh)}
+    lift = rows["cell", "lift_test"]
+    assert lift["students"] == "4" and "lift_column_order (1)" in lift["named_mistakes"]
+    assert lift["flags"].startswith("too few students") and lift["discrimination"] == ""
+    with (reports / "fairness.csv").open(newline="", encoding="utf-8") as fh:
+        families = {r["family"]: r for r in csv.DictReader(fh) if r["candidate"] == "all"}
+    assert set(families) == {"circle", "triple"}
+    assert all(r["note"].startswith("too few students") and r["flagged"] == ""
+               for r in families.values())
