@@ -4,7 +4,8 @@ A problem set's practice policy lives in the calendar (``term.json``, set with
 ``python -m kit.term set <ps> --practice "..."``). Its clauses, separated by ``;``:
 
 ``after`` (the default)
-    practice opens at the student's own due date (extension included);
+    practice opens at the student's own due date (extension included); never for an exempt
+    student, whose hand-in counts whenever it comes;
 ``early``
     it opens with the problem set (its opening, when the calendar names one);
 ``off``
@@ -103,8 +104,9 @@ def practice_closed(cal, student: str, ps: str, when: dt.datetime) -> str:
         if entry is not None and entry.opens is not None and when < entry.opens:
             return f"practice of {ps} opens with it, {show_time(entry.opens, entry.zone)}"
         return ""
-    if cal.exemption(student, ps) is not None:
-        return ""  # nothing of theirs is graded
+    if cal.exemption(student, ps) is not None:  # her hand-in counts whenever it comes
+        return (f"practice of {ps} opens at your due date, and you are exempt from it: a "
+                "hand-in of yours still counts, so practice stays closed")
     due = cal.due_for(student, ps)
     if due is None:
         return (f"practice of {ps} opens at your due date, and {ps} has none in the course "

@@ -213,6 +213,22 @@ def test_early_practice_keeps_clear_of_classmates_who_never_checked(tmp_path, mo
             expected(sid, False) for sid in sids]  # the course's own records, as before
 
 
+def test_practice_after_the_due_date_stays_closed_to_an_exempt_student():
+    """An exempt student's hand-in counts, without a penalty, whenever it comes: practice
+    'after' her due date, which never comes, is never open (it opened at once: practice
+    draws, checks and hints before she handed in). 'early' is the instructor's to give."""
+    from kit.term.practice import practice_closed
+
+    cal = Calendar.empty()
+    cal.entries[PS] = Entry(None, DUE, "UTC", Policy(), Practice("after", 2, 3))
+    cal.exemptions[PS] = {"cy": "joined late"}
+    for when in (DUE - dt.timedelta(days=3), DUE + dt.timedelta(days=300)):
+        assert "you are exempt from it" in practice_closed(cal, "cy", PS, when)
+    assert practice_closed(cal, "ada", PS, DUE + dt.timedelta(days=1)) == ""
+    cal.entries[PS] = Entry(None, DUE, "UTC", Policy(), parse_practice("early"))
+    assert practice_closed(cal, "cy", PS, DUE - dt.timedelta(days=3)) == ""
+
+
 def test_practice_opens_at_the_due_date_and_stays_open(service, monkeypatch):
     monkeypatch.setenv(NOW_VAR, BEFORE)
     status, reply = drawn(service, "tok-ada")
