@@ -90,9 +90,9 @@ bench-scale: venv
 	$(BIN)/python benchmarks/bench_recording.py
 
 # The class report's item statistics and fairness tests on a synthetic class of 1,000 students
-# x 7 problem sets (goal: under a minute), then 20 classes without any effect (false flags).
+# x 7 problem sets (goal: under a minute), then 40 classes without any effect (false flags).
 bench-stats: venv
-	$(BIN)/python benchmarks/bench_stats.py --students 1000 --sets 7 --null 20
+	$(BIN)/python benchmarks/bench_stats.py --students 1000 --sets 7 --null 40
 
 clean:
 	rm -rf $(VENV) $(KVENV) gradebook.db downloaded submitted received autograded feedback reports

@@ -15,6 +15,7 @@ where a course lives. Each stage of the flow is a package, in the order the data
 - :mod:`kit.handback`  feedback pages for the students
 - :mod:`kit.html`      student content made inert for every HTML view
 - :mod:`kit.gradebook` grades out, hand grades in, the move to PostgreSQL
+- :mod:`kit.itemstats` item statistics and fairness across variants, for the report
 - :mod:`kit.report`    the class report
 - :mod:`kit.solutions` worked solutions on each student's numbers, after their due date
 

@@ -85,7 +85,7 @@ def chi_square_permutation(right: np.ndarray, labels: np.ndarray, seed: int,
         return 1.0
     observed = (np.bincount(codes, weights=y, minlength=len(sizes)) ** 2 / sizes).sum()
     rng = np.random.default_rng(seed)
-    dealt = rng.multivariate_hypergeometric(sizes, total, size=permutations, method="marginals")
+    dealt = rng.multivariate_hypergeometric(sizes, total, size=permutations, method="count")
     exceed = int(((dealt ** 2 / sizes).sum(axis=1) >= observed - 1e-9).sum())
     return (1 + exceed) / (1 + permutations)
 

@@ -83,7 +83,11 @@ def mistakes(course: Course, pairs) -> dict[tuple[str, str], list[tuple[str, int
         path = course.notebook("autograded", a, student)
         if not path.is_file():
             continue
-        for cell in nbformat.read(path, as_version=4).cells:
+        try:
+            cells = nbformat.read(path, as_version=4).cells
+        except Exception:  # noqa: BLE001, S112 - an unreadable notebook names no mistake
+            continue
+        for cell in cells:
             if not is_test_cell(cell):
                 continue
             gid = variants.current_name(cell.metadata["nbgrader"].get("grade_id"))
