@@ -24,6 +24,9 @@ __all__ = ["TOKEN_SECONDS", "HubDown", "Identities", "Who", "group_members", "re
 
 #: how long the hub's answer about a token is kept (a refused token: a tenth of it)
 TOKEN_SECONDS = 60.0
+#: answers kept of each kind (known tokens, refused ones): a flood of made-up tokens fills
+#: the refused ones only, never pushing out the class's own
+MAX_KEPT = 10_000
 
 
 class HubDown(Exception):
@@ -54,12 +57,13 @@ class Identities:
 
     def __init__(self, api_url: str):
         self.api_url = api_url.rstrip("/")
-        self.known: dict[str, tuple[Who | None, float]] = {}
+        self.known: dict[str, tuple[Who | None, float]] = {}  # tokens the hub knows
+        self.refused: dict[str, tuple[Who | None, float]] = {}  # tokens it does not
 
     async def user(self, token: str) -> Who | None:
         """The token's user, or None when the hub does not know the token."""
         key = hashlib.sha256(token.encode()).hexdigest()  # no token kept in memory as such
-        found = self.known.get(key)
+        found = self.known.get(key) or self.refused.get(key)
         if found and found[1] > time.monotonic():
             return found[0]
         try:
@@ -77,9 +81,10 @@ class Identities:
                 raise HubDown("the hub's answer could not be read") from exc
         else:
             raise HubDown(f"the hub answered {reply.code}")
-        if len(self.known) > 10_000:
-            self.known.clear()
-        self.known[key] = (who, time.monotonic() + (TOKEN_SECONDS if who else TOKEN_SECONDS / 10))
+        kept = self.known if who else self.refused
+        if len(kept) >= MAX_KEPT:
+            kept.clear()
+        kept[key] = (who, time.monotonic() + (TOKEN_SECONDS if who else TOKEN_SECONDS / 10))
         return who
 
 

@@ -170,3 +170,28 @@ def test_the_due_date_is_the_token_s_own_and_a_flood_of_requests_floods_only_its
     status, reply = service.post(answer("dee"), token="tok-dee")
     assert (status, reply["verdict"]) == (200, "right"), reply
     assert service.exchange(body, "tok-ada", "due")[0] == 200
+
+
+def test_a_flood_of_made_up_tokens_pushes_out_no_student_s_login(monkeypatch):
+    """Every request with a token the service has not seen asks the hub; a student's kernel
+    can send ten thousand made-up ones (here the memory holds 200, to keep the test short).
+    They fill the refused tokens' memory only: the class's own logins are still known
+    without the hub (here: once it is gone); they were all forgotten."""
+    import asyncio
+
+    from kit.checks import access
+    from tests.checks.conftest import fake_hub
+
+    monkeypatch.setattr(access, "MAX_KEPT", 200)
+
+    async def flood(ids, n):
+        for start in range(0, n, 500):
+            found = await asyncio.gather(*(ids.user(f"made-up-{i}")
+                                           for i in range(start, min(n, start + 500))))
+            assert not any(found)
+
+    with fake_hub() as api_url:
+        ids = access.Identities(api_url)
+        assert asyncio.run(ids.user("tok-ada")).name == "ada"
+        asyncio.run(flood(ids, access.MAX_KEPT + 1))
+    assert asyncio.run(ids.user("tok-ada")).name == "ada"  # no hub to ask: still held
