@@ -1,6 +1,7 @@
 """``reports/item_stats.csv``, ``reports/fairness.csv`` and the class report's two sections.
 
-Every text that reaches a page is escaped (``html.escape`` after :func:`kit.inert.inert`:
+Every text that reaches a page is escaped (``html.escape`` after :func:`kit.inert.inert`; a
+part's heading through :func:`kit.html.maths.maths_text`, its TeX drawn as MathML:
 grade ids and headings are the instructor's, mistake codes are checked by the gatherer, but
 nothing here relies on that), and every CSV cell goes through
 :func:`kit.gradebook.export.not_a_formula`, so a spreadsheet never reads one as a formula.
@@ -15,6 +16,7 @@ import re
 from pathlib import Path
 
 from kit.gradebook.export import not_a_formula
+from kit.html.maths import maths_text
 from kit.inert import inert
 from kit.itemstats import fairness, items
 from kit.itemstats.stats import Stats
@@ -96,7 +98,7 @@ def _item_table(stats: Stats, assignment: str) -> str:
     for i, row in zip(stats.items, item_rows(stats)):
         if i.assignment != assignment:
             continue
-        label = (f"<b>{e(i.name)}</b>" if i.level == "part"
+        label = (f"<b>{maths_text(inert(i.name))}</b>" if i.level == "part"
                  else f"&nbsp;&nbsp;<code>{e(i.name)}</code>")
         checks = ", ".join(f"<code>{e(k)}</code> {x['students']}, {100 * x['first_try']:.0f}%"
                            for k, x in i.checks.items()) or "-"
@@ -128,7 +130,8 @@ def _fairness_table(stats: Stats) -> str:
 
 def sections(stats: Stats) -> str:
     """The report's "Item statistics" and "Fairness across variants" sections."""
-    flagged = "".join(f"<li>{e(i.assignment)} / {e(i.name)}: {e('; '.join(i.flags))}</li>"
+    flagged = "".join(f"<li>{e(i.assignment)} / {maths_text(inert(i.name))}: "
+                      f"{e('; '.join(i.flags))}</li>"
                       for i in stats.flagged_items()) or "<li>none</li>"
     variants = "".join(
         f"<li>{e(r.assignment)} / {e(r.family)}"

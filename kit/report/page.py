@@ -252,6 +252,7 @@ def main(argv=None) -> int:
     print(f"grades:   {write_csv(course, outcomes)}")
     print(f"by part:  {write_by_part(course, outcomes)}")
     print(f"report:   {write_report(course, outcomes)}")
+    print(f"items:    {course.root / 'reports' / 'item_stats.csv'} and fairness.csv beside it")
     return 0
 
 
