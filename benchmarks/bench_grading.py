@@ -16,7 +16,8 @@ The overhead: each run's own CPU per notebook (``getrusage`` of this script's ch
 the graders, their wrappers, judges, templates and kernels, whatever else runs on the
 machine) less the floor, stock nbgrader's beside the kit's (goal: the kit's at most 1.0 CPU
 s). Then ``--parts`` students' hand-ins are graded once more, one after another in this
-process with their feedback pages, to split it into its parts (:mod:`overhead_parts`:
+process with their feedback pages (after one more student's, uncounted: a grading process
+has graded others before), to split it into its parts (:mod:`overhead_parts`:
 converter, judge, wrapper, gradebook, feedback, and the kernel's start and probe); their
 scores must be the parallel runs'.
 
@@ -145,11 +146,13 @@ def compare_figures(course, workers: int, notebooks: int) -> int:
     return 1 if failed else 0
 
 
-def parts_of_overhead(course, students, floors, scores) -> list:
+def parts_of_overhead(course, students, floors, scores, warm=()) -> list:
     """Grade ``students``' hand-ins once more, one after another in this process, with a
     last cell reporting the kernel's CPU, and print the overhead's parts
     (:mod:`overhead_parts`; with the feedback page, which the runs above do not write).
-    Returns the outcomes whose scores differ from ``scores``."""
+    The hand-ins of the ``warm`` students are graded first, uncounted, as a grading process
+    of a class's run has graded others before. Returns the outcomes whose scores differ from
+    ``scores``."""
     from overhead_parts import ORDER, measure
 
     from kit.engines.job import cell_scores
@@ -163,18 +166,20 @@ def parts_of_overhead(course, students, floors, scores) -> list:
             nb.cells.append(new_code_cell(KERNEL_CPU_CELL))
             nbformat.write(nb, path)
     jobs = [(a, s) for s in students for a in ASSIGNMENTS]
-    parts = measure(course, jobs, lambda: kernel_cpu_seconds(course))
+    warmed = [(a, s) for s in warm for a in ASSIGNMENTS]
+    parts = measure(course, jobs, lambda: kernel_cpu_seconds(course), warmed)
     parts["kernel"] -= sum(floors[a] for a, _ in jobs) / len(jobs)  # its start and the probe
     print(f"the overhead's parts, CPU s per notebook ({len(jobs)} notebooks graded one after "
           "another in one process, feedback pages written): "
           + ", ".join(f"{p} {parts[p]:.2f}" for p in ORDER)
-          + f"; total {sum(parts[p] for p in ORDER):.2f}")
+          + f"; total {sum(parts[p] for p in ORDER):.2f}"
+          + (f" ({len(warmed)} notebooks graded before, uncounted)" if warmed else ""))
     overhead = sum(parts[p] for p in ORDER if p != "feedback")
     print(f"goal: the kit's overhead per notebook (everything but the cells' own CPU; no feedback "
           f"page, as stock autograde) at most 1.0 CPU s: {overhead:.2f} "
           f"({'met' if overhead <= 1.0 else 'MISSED'})")
     differ = []
-    for assignment, student in jobs:
+    for assignment, student in warmed + jobs:
         got = {k: v for k, v in cell_scores(course, assignment, student).items()}
         if got != scores.get((student, assignment)):
             differ.append((student, assignment))
@@ -276,7 +281,8 @@ def main() -> int:
     for name, own in (("stock", stock_own), ("kit, cold", cold_own), ("kit, warm", kit_own)):
         print(f"  {name}: {own / notebooks:.2f} CPU s per notebook, over the floor "
               f"{own / notebooks - floor:.2f} s")
-    differ += parts_of_overhead(course, students[:args.parts], floors, scores)
+    differ += parts_of_overhead(course, students[:args.parts], floors, scores,
+                                students[args.parts:args.parts + 1])
     if args.keep is None:
         shutil.rmtree(root, ignore_errors=True)
     return 1 if failed or differ else 0

@@ -92,7 +92,19 @@ def grading_api(course: Course):
     hand-in was received (:mod:`kit.intake.received`), never the hand-in's ``timestamp.txt``."""
     from kit.intake.received import ReceivedTimeDirectory
 
+    _one_blas_thread()
     return course.api(ReceivedTimeDirectory)
+
+
+def _one_blas_thread() -> None:
+    """The grading process's own BLAS on one thread, as its kernels' (:data:`kit.course.
+    SINGLE_THREADED`): numpy is loaded before that environment is set, with a thread per
+    core, and the judge's eigen-decompositions then waited on threads the kernels needed."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - installed with scikit-learn
+        return
+    threadpool_limits(limits=1, user_api="blas")
 
 
 def autograde_student(course: Course, assignment: str, student: str, api=None) -> dict[str, float]:

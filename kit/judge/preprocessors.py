@@ -48,12 +48,31 @@ def _case_path(resources) -> str:
     return os.path.join(folder, kpca_probe.CASE_FILE)
 
 
-def case_inputs(names) -> dict:
-    """``{name: [[calls of each case] per group]}``: the inputs only, for the kernel."""
+def case_inputs(names, built: dict | None = None) -> dict:
+    """``{name: [[calls of each case] per group]}``: the inputs only, for the kernel.
+
+    ``built``: ``{name: groups}`` already built (under the same salt); the others are built here.
+    """
     from kpca_ref.grading import cases
 
-    return {name: [[case.calls() for case in group.cases] for group in cases.groups(name)]
+    built = built or {}
+    return {name: [[case.calls() for case in group.cases]
+                   for group in (built[name] if name in built else cases.groups(name))]
             for name in names}
+
+
+def _warm_families(names) -> None:
+    """Compute the number families of the problem sets whose exact answers ``names`` are
+    in this process (:func:`kpca_ref.variants.families`, cached per process): they depend on
+    the problem set alone, and the judge's forked child (:mod:`kit.judge.limits`) inherits
+    them instead of computing them again for every notebook (0.04 to 0.7 CPU s each)."""
+    from kpca_ref import variants
+
+    for name in names:
+        try:
+            variants.families(variants.problem_set_of(variants.current_name(name)))
+        except (KeyError, ValueError):  # not an exact item of this course: judged as before
+            pass
 
 
 #: environment variable naming the submission's student for the notebook's numbers cell
@@ -146,9 +165,18 @@ class WriteCases(NbGraderPreprocessor):
             originals[index] = cell.source
             cell.source = without_hidden_code(cell.source, cell_id)
         resources[_ORIGINALS] = originals
+        from kpca_ref.grading.harness import _one_blas_thread
+
         salt = resources[_SALT_KEY] = _salt(resources)
-        with cases.salted(salt):
-            inputs = case_inputs(dict.fromkeys(names))
+        # built once (the judge compares with these same cases), on one BLAS thread: the
+        # grader's numpy may have been loaded with one thread per core, whose waiting beside
+        # the kernels cost more than the case inputs' own eigen-decompositions
+        with cases.salted(salt), _one_blas_thread():
+            built = resources[_GROUPS_KEY] = {name: cases.groups(name)
+                                              for name in dict.fromkeys(names)}
+            inputs = case_inputs(built, built)
+        _warm_families(name for entries in plan.values()
+                       for kind, name, _, _ in entries if kind == "grade_exact")
         with open(_case_path(resources), "wb") as fh:
             pickle.dump({"cases": inputs, "plan": plan}, fh)
         student = _student(resources)
@@ -165,6 +193,7 @@ class WriteCases(NbGraderPreprocessor):
 
 #: keys of what WriteCases leaves for JudgeHiddenTests in nbgrader's resources
 _ORIGINALS, _SALT_KEY, _LOGIN_KEY = "kpca_hidden_sources", "kpca_case_salt", "kpca_login"
+_GROUPS_KEY = "kpca_case_groups"
 
 
 class JudgeHiddenTests(NbGraderPreprocessor):
@@ -203,12 +232,13 @@ class JudgeHiddenTests(NbGraderPreprocessor):
         zeroed = forbidden_parts(nb)
         from kpca_ref.grading import cases
 
+        built = resources.pop(_GROUPS_KEY, None)  # WriteCases's cases, the kernel's inputs
         jobs = []  # (cell, how to judge it): run below under time and memory limits
         for index, cell in enumerate(nb.cells):
             if is_test_cell(cell):
                 jobs.append((cell, functools.partial(
                     judge_cell, forbidden=index in zeroed, who=who,
-                    show_expected=self.show_expected)))
+                    show_expected=self.show_expected, groups=built)))
             elif cell.cell_type == "code":  # probe results elsewhere are forgeries: drop them
                 cell.outputs = [o for o in cell.get("outputs", [])
                                 if kpca_probe.MIME not in o.get("data", {})]

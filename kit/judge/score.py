@@ -46,7 +46,8 @@ def own_line(line: str, code: str | None) -> str:
     return mark + student_words(body, limit=4000) + tail
 
 
-def _judge_grade(name: str, points: float, payload) -> tuple[float, list[str], list]:
+def _judge_grade(name: str, points: float, payload,
+                 groups: list | None = None) -> tuple[float, list[str], list]:
     from kpca_ref.grading import cases, harness
 
     if payload is None:
@@ -75,7 +76,8 @@ def _judge_grade(name: str, points: float, payload) -> tuple[float, list[str], l
 
     codes: list = []
     with harness._silenced(), harness._one_blas_thread():
-        earned, lines = harness.judge_groups(name, points, cases.groups(name), outcome_of, codes)
+        earned, lines = harness.judge_groups(
+            name, points, cases.groups(name) if groups is None else groups, outcome_of, codes)
     return earned, lines, codes + [None] * (len(lines) - len(codes))
 
 
@@ -123,8 +125,12 @@ def _judge_metadata(codes: list, who: Identity | None, answers: dict | None = No
 
 
 def judge_cell(cell, forbidden: bool = False, who: Identity | None = None,
-               show_expected: bool = False) -> float:
-    """Score one test cell outside the kernel and rewrite its outputs; returns the score."""
+               show_expected: bool = False, groups: dict | None = None) -> float:
+    """Score one test cell outside the kernel and rewrite its outputs; returns the score.
+
+    ``groups``: ``{name: case groups}`` the kernel's inputs were drawn from
+    (:class:`kit.judge.preprocessors.WriteCases`, under the same salt); a name not in it has
+    its groups built here."""
     from kpca_ref.grading import harness
 
     max_points = float(_meta(cell).get("points", 0))
@@ -156,7 +162,8 @@ def judge_cell(cell, forbidden: bool = False, who: Identity | None = None,
                 answers[name] = payload["value"]
             try:
                 if kind == "grade":
-                    earned, more, more_codes = _judge_grade(name, points, payload)
+                    earned, more, more_codes = _judge_grade(
+                        name, points, payload, (groups or {}).get(name))
                 else:
                     earned, more, more_codes = _judge_exact(name, points, payload, who,
                                                             show_expected)
