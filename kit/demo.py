@@ -107,7 +107,9 @@ def run(course: Course, workers=None, fresh=True) -> list:
     print("\n".join(after_grading(course, workers)))
     print()
     print(closing(course, outcomes, {"feedback": course.root / "feedback", "grades": csv_path,
-                                     "report": report, "solutions": course.root / "solutions",
+                                     "report": report,
+                                     "copying": course.root / "reports" / "copying.csv",
+                                     "solutions": course.root / "solutions",
                                      "overview": course.root / "reports" / "overview"},
                   time.perf_counter() - start))
     return outcomes

@@ -69,6 +69,27 @@ def test_class_report_lists_a_typed_classmate_id(demo_run):
     assert "qin_pastes_lecture" not in listed
 
 
+def test_copying_evidence_names_the_classmate_keys_and_no_one_else(demo_run):
+    """ray pasted ada_reference's keys, sam worked on her numbers (ps1): both are listed with
+    her; the lecture's values, named mistakes and floats are nobody's key, and the
+    instructor's solution that many typed in is no shared code."""
+    course, _ = demo_run
+    with open(course.root / "reports" / "copying.csv", newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    keys = [r for r in rows if r["signal"] == "another student's key"]
+    ray = {r["problem_set"] for r in keys if r["student"] == "ray_pastes_classmate"
+           and "ada_reference" in r["other_students"].split(", ")}
+    assert len(ray) >= 5, ray
+    assert any(r["student"] == "sam_typed_classmate_id" and r["problem_set"] == "ps1_circle_lift"
+               and "ada_reference" in r["other_students"].split(", ") for r in keys)
+    assert {r["student"] for r in keys} == {"ray_pastes_classmate", "sam_typed_classmate_id"}
+    shared = [r for r in rows if r["signal"].startswith("identical")]
+    assert not any("ada_reference" in (r["student"], *r["other_students"].split(", ")) for r in shared)
+    page = (course.root / "reports" / "class_report.html").read_text(encoding="utf-8")
+    section = page.split("<section id=copying>")[1]
+    assert "ray_pastes_classmate" in section and "ada_reference" in section
+
+
 def test_every_demo_student_gets_the_reasoned_score(demo_run):
     course, outcomes = demo_run
     got = {}
