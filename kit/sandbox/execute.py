@@ -27,6 +27,7 @@ from nbformat.v4 import new_output
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, Integer, Unicode, default
 
+import kpca_probe
 from kit.sandbox import kernelenv, output_limits
 from kit.sandbox.kernelenv import probe_dir
 from kit.sandbox.wrapper import KERNEL_NAME
@@ -45,6 +46,22 @@ def kernel_env_refusal(root=None) -> str:
     from pathlib import Path
 
     return kernelenv.refusal(probe_dir(Path(root) if root else None))
+
+
+def _without_probe_payload(content: dict) -> tuple[dict, object]:
+    """``(content without the probe's result, the result or None)``.
+
+    nbformat's ``new_output`` turns every list and dict of an output into a ``NotebookNode``
+    and validates it all against the notebook schema: for a probe result (arrays of case
+    results, up to ``max_probe_bytes``) that cost about a tenth of a CPU second a notebook.
+    The result is put back as it came: only the judge reads it, as data it does not trust
+    (:mod:`kit.judge.plan`, :mod:`kpca_probe.wire`), and it drops every probe result before the
+    notebook is written (:class:`kit.judge.preprocessors.JudgeHiddenTests`)."""
+    data = content.get("data")
+    if not isinstance(data, dict) or kpca_probe.MIME not in data:
+        return content, None
+    rest = {k: v for k, v in data.items() if k != kpca_probe.MIME}
+    return {**content, "data": rest}, data[kpca_probe.MIME]
 
 
 class SandboxedExecute(Execute):
@@ -177,7 +194,10 @@ class SandboxedExecute(Execute):
                                          self._planned_calls(cell_index))
         out = None
         if content is not None:
+            content, payload = _without_probe_payload(content)
             out = super().output(outs, {**msg, "content": content}, display_id, cell_index)
+            if payload is not None and out is not None and isinstance(out.get("data"), dict):
+                dict.__setitem__(out.data, kpca_probe.MIME, payload)  # as it came, see below
         if note:
             outs.append(new_output("stream", name="stderr", text=note))
         return out
