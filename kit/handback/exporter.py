@@ -20,14 +20,21 @@ page loads no MathJax and reads the same offline. The solutions' page uses it to
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 
-from jinja2 import pass_context
+from jinja2 import BytecodeCache, pass_context
 from nbconvert.exporters import HTMLExporter, TemplateExporter
 from nbconvert.exporters.html import WidgetsDataTypeFilter
 from nbconvert.filters.highlight import Highlight2HTML
 from nbconvert.filters.markdown_mistune import MarkdownWithMath
 
 from kit.html.maths import MathMLRenderer, latex_output, maths_text
+
+#: characters (sources and pages together) the highlighted-code cache of a process may hold
+HIGHLIGHT_CACHE_CHARS = 16_000_000
+#: ``{(source, language, magics language, formatter options): html}``, least recently used first
+_HIGHLIGHTED: OrderedDict = OrderedDict()
+_HIGHLIGHTED_CHARS = [0]
 
 NO_DESCRIPTION = "No description has been provided for this image"
 _IMG = re.compile(r"<img\b([^>]*?)(\s*/?)>")
@@ -57,6 +64,55 @@ def accessible(html: str) -> tuple[str, int]:
     return _FOCUSABLE.sub(focus, html), missing
 
 
+class CachedHighlight(Highlight2HTML):
+    """nbconvert's code highlighting, each distinct cell highlighted once per process.
+
+    A feedback page highlights every code cell with pygments, about half of the page's CPU;
+    most cells are the problem set's own (its numbers cell alone is 13 to 68 kB), the same in
+    every student's page. The result depends on the source, the language, the cell's
+    ``magics_language`` and the formatter's options only, which are the cache's key; the
+    cache keeps the most recently used results within :data:`HIGHLIGHT_CACHE_CHARS`."""
+
+    def __call__(self, source, language=None, metadata=None):
+        magics = metadata.get("magics_language") if isinstance(metadata, dict) else None
+        key = (source, language or self.pygments_lexer, magics,
+               repr(sorted(self.extra_formatter_options.items())))
+        cache = _HIGHLIGHTED
+        if key in cache:
+            cache.move_to_end(key)
+            return cache[key]
+        html = super().__call__(source, language, metadata)
+        size = len(source) + len(html)
+        if size <= HIGHLIGHT_CACHE_CHARS // 8:
+            cache[key] = html
+            _HIGHLIGHTED_CHARS[0] += size
+            while _HIGHLIGHTED_CHARS[0] > HIGHLIGHT_CACHE_CHARS:
+                (old, *_), dropped = cache.popitem(last=False)
+                _HIGHLIGHTED_CHARS[0] -= len(old) + len(dropped)
+        return html
+
+
+class _TemplateCode(BytecodeCache):
+    """Jinja's compiled templates kept in memory: each exporter (nbgrader makes one per page)
+    has its own Jinja environment, which parsed and compiled the page's nine templates again,
+    about a fifth of the page's CPU. Jinja checks each template's source against the code's
+    checksum before using it."""
+
+    def __init__(self):
+        self._code: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket):
+        code = self._code.get(bucket.key)
+        if code is not None:
+            bucket.bytecode_from_string(code)
+
+    def dump_bytecode(self, bucket):
+        self._code[bucket.key] = bucket.bytecode_to_string()
+
+
+_TEMPLATE_CODE = _TemplateCode()
+
+
 class FeedbackExporter(HTMLExporter):
     """``HTMLExporter`` whose accessibility pass works on the text (:func:`accessible`) and
     whose maths is MathML (:mod:`kit.html.maths`)."""
@@ -76,6 +132,11 @@ class FeedbackExporter(HTMLExporter):
         )
         return MarkdownWithMath(renderer=renderer).render(source)
 
+    def _create_environment(self):
+        environment = super()._create_environment()
+        environment.bytecode_cache = _TEMPLATE_CODE
+        return environment
+
     def default_filters(self):
         yield from super().default_filters()
         yield ("latex_output", latex_output)
@@ -85,7 +146,7 @@ class FeedbackExporter(HTMLExporter):
         langinfo = nb.metadata.get("language_info", {})
         lexer = langinfo.get("pygments_lexer", langinfo.get("name", None))
         highlight_code = self.filters.get(
-            "highlight_code", Highlight2HTML(pygments_lexer=lexer, parent=self))
+            "highlight_code", CachedHighlight(pygments_lexer=lexer, parent=self))
         resources = self._init_resources(resources)
         filter_data_type = WidgetsDataTypeFilter(
             notebook_metadata=self._nb_metadata, parent=self, resources=resources)

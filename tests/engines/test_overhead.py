@@ -101,3 +101,141 @@ def test_an_invalid_notebook_still_fails_after_the_last_step():
     nb = new_notebook(cells=[new_code_cell("1")])
     with pytest.raises(nbformat.ValidationError):
         _exporter([_Counts(), _Breaks(), _Counts()]).from_notebook_node(nb)
+
+
+# --- the judge builds a notebook's hidden cases once, and its families in the grader --------
+
+def _test_cell(source: str):
+    cell = new_code_cell(f"### BEGIN HIDDEN TESTS\nimport kpca_probe as _grading\n{source}\n"
+                         "### END HIDDEN TESTS")
+    cell.metadata["nbgrader"] = {"solution": False, "grade": True, "locked": True,
+                                 "points": 2, "grade_id": "test_c"}
+    return cell
+
+
+def test_the_judge_compares_with_the_cases_the_kernel_was_given():
+    from kit.judge.score import judge_cell
+    from kpca_probe import MIME
+    from kpca_probe.wire import encode
+    from kpca_ref import centring_matrix
+    from kpca_ref.grading.case_parts import Case, Group
+
+    cell = _test_cell("_grading.grade('centring_matrix', centring_matrix, points=2)")
+    cell.outputs = [nbformat.v4.new_output("display_data", {MIME: {
+        "kind": "grade", "name": "centring_matrix",
+        "groups": [[{"ok": [encode(centring_matrix(3))]}]]}})]
+    given = {"centring_matrix": [Group("the one group the kernel ran", [Case((3,))])]}
+    assert judge_cell(cell, groups=given) == 2.0
+    assert "the one group the kernel ran" in cell.outputs[0].text
+    assert "1 of 1 case groups passed" in cell.outputs[0].text
+
+
+def test_write_cases_builds_each_case_once_and_draws_the_families_in_the_grader(
+        tmp_path, monkeypatch):
+    from kit.judge.preprocessors import JudgeHiddenTests, WriteCases
+    from kpca_ref import variants
+    from kpca_ref.grading import cases
+
+    nb = new_notebook(cells=[
+        _test_cell("_grading.grade('centring_matrix', centring_matrix, points=1)\n"
+                   "_grading.grade_exact('ps4_centre_3x3', x, points=1)")])
+    resources = {"metadata": {"path": str(tmp_path)}}
+    variants.families.cache_clear()
+    nb, resources = WriteCases().preprocess(nb, resources)
+    # the families the exact items draw from, computed here: the judge's child inherits them
+    assert variants.families.cache_info().currsize == 1
+    assert [g.label for g in resources["kpca_case_groups"]["centring_matrix"]] == [
+        g.label for g in cases.groups("centring_matrix")]
+
+    def rebuilt(name):
+        raise AssertionError("the judge built the cases again")
+
+    monkeypatch.setattr(cases, "groups", rebuilt)  # the judge's child inherits this too
+    from kpca_probe import MIME
+
+    nb.cells[0].outputs = [nbformat.v4.new_output("display_data", {MIME: {  # as from a kernel
+        "kind": "grade", "name": "centring_matrix", "groups": []}})]
+    nb, resources = JudgeHiddenTests().preprocess(nb, resources)
+    text = nb.cells[0].outputs[0].text
+    assert "case groups passed" in text and "could not be graded" not in text
+    assert "kpca_case_groups" not in resources
+
+
+# --- a probe result is kept as it came, never rebuilt into NotebookNodes ------------------------
+
+def test_a_probe_result_skips_nbformats_rebuilding_and_keeps_the_caps():
+    from nbformat.notebooknode import NotebookNode
+
+    from kit.sandbox.execute import SandboxedExecute
+    from kit.sandbox.output_limits import OutputCaps
+    from kpca_probe import MIME
+
+    step = SandboxedExecute()
+    step.reset_execution_trackers()
+    step.clear_before_next_output = False  # as nbclient sets it before each cell
+    step.nb = new_notebook(cells=[_test_cell("_grading.grade('lift', lift, points=2)")])
+    step._caps, step._planned, step._originals = OutputCaps(10**6, 10**7, 10**6, 10**7), {}, {}
+    payload = {"kind": "grade", "name": "lift", "groups": [[{"ok": [[1.0, 2.0]]}]]}
+    msg = {"msg_type": "display_data", "parent_header": {"msg_id": "m"},
+           "header": {"msg_type": "display_data"},
+           "content": {"data": {MIME: payload, "text/plain": "probe"}, "metadata": {}}}
+    outs = []
+    step.output(outs, msg, None, 0)
+    assert len(outs) == 1 and outs[0].data["text/plain"] == "probe"
+    assert outs[0].data[MIME] == payload and type(outs[0].data[MIME]) is dict
+    assert isinstance(outs[0].data, NotebookNode)
+    step._caps = OutputCaps(10**6, 10**7, 10, 10**7)  # over the probe's cap: dropped, with a note
+    outs = []
+    step.output(outs, msg, None, 0)
+    assert all(MIME not in o.get("data", {}) for o in outs)
+
+
+# --- a feedback page highlights a cell and compiles a template once per process -----------------
+
+def test_each_distinct_cell_is_highlighted_once_and_as_nbconvert_does(monkeypatch):
+    from nbconvert.filters import highlight
+    from nbconvert.filters.highlight import Highlight2HTML
+
+    from kit.handback import exporter
+
+    source = "def f(x):\n    return x ** 2  # a comment\n"
+    plain = Highlight2HTML(pygments_lexer="ipython3")(source)
+    calls = []
+    real = highlight._pygments_highlight
+    monkeypatch.setattr(highlight, "_pygments_highlight",
+                        lambda *a, **k: calls.append(a) or real(*a, **k))
+    cached = exporter.CachedHighlight(pygments_lexer="ipython3")
+    assert [cached(source), cached(source), cached(source, metadata={})] == [plain] * 3
+    assert len(calls) == 1
+    assert cached(source, "python") != plain or len(calls) == 2  # another language: its own
+    assert len(calls) == 2
+
+
+def test_the_highlight_cache_stays_within_its_size(monkeypatch):
+    from kit.handback import exporter
+
+    monkeypatch.setattr(exporter, "HIGHLIGHT_CACHE_CHARS", 20_000)
+    cached = exporter.CachedHighlight(pygments_lexer="ipython3")
+    for i in range(300):
+        cached(f"x_{i} = {i}\n")
+    assert exporter._HIGHLIGHTED_CHARS[0] <= 20_000
+    assert 0 < len(exporter._HIGHLIGHTED) < 300
+    assert sum(len(k[0]) + len(v) for k, v in exporter._HIGHLIGHTED.items()) == \
+        exporter._HIGHLIGHTED_CHARS[0]
+
+
+def test_a_second_feedback_page_compiles_no_template(monkeypatch):
+    import jinja2
+
+    from kit.handback.exporter import FeedbackExporter
+
+    config = Course(REPO_ROOT).config()
+    nb = new_notebook(cells=[new_code_cell("1 + 1")])
+    compiled = []
+    real = jinja2.Environment.compile
+    monkeypatch.setattr(jinja2.Environment, "compile",
+                        lambda self, *a, **k: compiled.append(1) or real(self, *a, **k))
+    first, _ = FeedbackExporter(config=config).from_notebook_node(nb)
+    before = len(compiled)
+    second, _ = FeedbackExporter(config=config).from_notebook_node(nb)
+    assert len(compiled) == before and first == second
