@@ -20,6 +20,7 @@ Errors: one line naming the problem, exit status 2.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -190,6 +191,18 @@ def describe(policy: Policy) -> str:
     return "; ".join(parts)
 
 
+def _whole_solutions_out(course: Course, ps: str) -> int:
+    """How many students ``python -m kit.solutions`` handed the whole worked solution of ``ps``
+    (its ``solutions/<student>/<ps>/released.json``, form ``full``)."""
+    count = 0
+    for record in (course.root / "solutions").glob(f"*/{ps}/released.json"):
+        try:
+            count += json.loads(record.read_text(encoding="utf-8")).get("form") == "full"
+        except (OSError, ValueError, AttributeError):
+            continue
+    return count
+
+
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     course = Course(args.course.resolve())
@@ -210,6 +223,11 @@ def main(argv=None) -> int:
             ps = (_set if args.command == "set" else _student)(course, cal, gb, args)
             save(course, cal)
             sync(gb, cal, ps)
+            out = _whole_solutions_out(course, ps) if args.command != "set" else 0
+            if out:  # the code is the same for everyone: it cannot be called back
+                print(f"kit.term: note: the whole worked solution of {ps} already went out to "
+                      f"{out} student{'s' if out != 1 else ''}: {inert(args.student)} can read a "
+                      "classmate's before handing in", file=sys.stderr)
             if args.regrade:
                 who = [args.student] if args.command != "set" else [
                     s.student_id for s in gb.find_assignment(ps).submissions]

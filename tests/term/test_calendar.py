@@ -216,3 +216,22 @@ def test_checks_close_at_each_students_own_due_date(course, monkeypatch):
         now()
     (course.root / "term.json").write_text("{")  # damaged: closed, and it says why
     assert "cannot be read" in checks_closed(course, "ada", PS, dt.datetime(2026, 1, 1, tzinfo=UTC))
+
+
+def test_an_extension_after_the_whole_solution_went_out_is_flagged(course, capsys):
+    """The code solution is the same for everyone and cannot be called back: a TA who
+    extends or exempts a student after some classmate was handed the whole solution is told
+    (the extension still stands: an illness is an illness)."""
+    assert term(course, "set", PS, "--due", DUE) == 0
+    assert term(course, "extend", "ada", PS, "--days", "1", "--reason", "ill") == 0
+    assert "worked solution" not in capsys.readouterr().err
+    for student, form in (("cleo", "answers"), ("dora", "full"), ("eve", "full")):
+        folder = course.root / "solutions" / student / PS
+        folder.mkdir(parents=True)
+        (folder / "released.json").write_text(json.dumps({"form": form}))
+    assert term(course, "extend", "ada", PS, "--days", "3", "--reason", "still ill") == 0
+    err = capsys.readouterr().err
+    assert f"the whole worked solution of {PS} already went out to 2 students: ada can" in err
+    assert due_for(course, "ada", PS) == dt.datetime(2026, 12, 13, 16, tzinfo=UTC)
+    assert term(course, "exempt", "cleo", PS, "--reason", "joined late") == 0
+    assert "already went out to 2 students: cleo" in capsys.readouterr().err
