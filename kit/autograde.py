@@ -124,6 +124,9 @@ def regrade(course: Course, ps: str, policy: str = "never-lower", **grading) -> 
     from kit.gradebook.regrade import check_policy, settle, snapshot, summary, write_changes
 
     check_policy(policy)
+    if not course.notebook("source", ps).is_file():
+        raise ValueError(f"no problem set {inert(ps)!r} to re-grade: no source notebook "
+                         f"{course.notebook('source', ps)}")
     before, status = snapshot(course, ps), 0
     try:
         outcomes = grade_class(course, [ps], skip_graded=False, **grading)
@@ -175,9 +178,13 @@ def main(argv=None) -> int:
         parser.error(f"--policy {args.policy} is a re-grade's policy: add --regrade")
     if args.regrade:
         course = Course(args.course.resolve())
-        return max(regrade(course, ps, args.policy or "never-lower", workers=args.workers,
-                           feedback=args.feedback, scheduler=args.scheduler)
-                   for ps in args.assignments)
+        try:
+            return max(regrade(course, ps, args.policy or "never-lower", workers=args.workers,
+                               feedback=args.feedback, scheduler=args.scheduler)
+                       for ps in args.assignments)
+        except ValueError as exc:
+            print(f"re-grade refused: {exc}", file=sys.stderr)
+            return 2
     try:
         outcomes = grade_class(Course(args.course.resolve()), args.assignments, workers=args.workers,
                                feedback=args.feedback, skip_graded=not args.force,

@@ -108,3 +108,8 @@ def test_a_hand_in_not_graded_again_keeps_its_points_under_both_policies():
         assert _what(2.0, 0.0, policy, failed=True) == ("kept old (not graded again)", 2.0)
         assert _what(None, 0.0, policy, failed=True) == ("not graded", 0.0)  # nothing to keep
         assert _what(0.0, 2.0, policy, failed=False) == ("raised", 2.0)
+
+
+def test_an_unknown_problem_set_is_refused_by_name(tmp_path, capsys):
+    assert main(["ps9_nothing", "--regrade", "--course", str(tmp_path)]) == 2
+    assert "no problem set 'ps9_nothing' to re-grade" in capsys.readouterr().err
