@@ -101,6 +101,11 @@ class _TemplateCode(BytecodeCache):
     def __init__(self):
         self._code: dict[str, bytes] = {}
 
+    def get_bucket(self, environment, name, filename, source):
+        # code compiled for another kind of environment (async, other extensions) is not kept
+        kind = f"{name}|{environment.is_async}|{','.join(sorted(environment.extensions))}"
+        return super().get_bucket(environment, kind, filename, source)
+
     def load_bytecode(self, bucket):
         code = self._code.get(bucket.key)
         if code is not None:

@@ -239,3 +239,17 @@ def test_a_second_feedback_page_compiles_no_template(monkeypatch):
     before = len(compiled)
     second, _ = FeedbackExporter(config=config).from_notebook_node(nb)
     assert len(compiled) == before and first == second
+
+
+def test_kept_template_code_serves_only_its_own_kind_of_environment():
+    import jinja2
+
+    from kit.handback import exporter
+
+    loader = jinja2.DictLoader({"t.html": "{% for x in xs %}{{ x }},{% endfor %}"})
+    kept = exporter._TemplateCode()
+    pages = []
+    for is_async in (False, True, False):
+        env = jinja2.Environment(loader=loader, bytecode_cache=kept, enable_async=is_async)
+        pages.append(env.get_template("t.html").render(xs=[1, 2]))
+    assert pages == ["1,2,"] * 3 and len(kept._code) == 2
