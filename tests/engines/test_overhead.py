@@ -5,7 +5,11 @@
 - the judge's child leaves the grader's objects out of its garbage collector (collecting
   them copied every page of the grader's heap);
 - nbconvert validates each pass's notebook once, after its last step, and an invalid
-  notebook still fails there.
+  notebook still fails there;
+- the judge compares with the cases WriteCases built for the kernel, and the number families
+  are drawn in the grader (its forked child inherits them);
+- a probe result is kept as the kernel sent it, within the output caps;
+- a feedback page highlights each distinct cell, and compiles each template, once per process.
 """
 
 from __future__ import annotations
