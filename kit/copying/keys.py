@@ -16,6 +16,7 @@ no student, must be under :data:`DISTINCTIVE`. Items judged by a check rather th
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import nbformat
@@ -119,34 +120,85 @@ def _items(ps: str) -> dict[str, bool]:
     return {item: item in mod.UP_TO_SIGN for item in mod.ITEMS if item not in checked}
 
 
-def key_index(ps: str, ids) -> dict[str, dict]:
-    """``{item: {fingerprint: [id, ...]}}`` of the keys of ``ids``' numbers in ``ps``."""
+@functools.lru_cache(maxsize=8)
+def candidate_keys(ps: str) -> dict[str, dict[int, object]]:
+    """``{item: {candidate index: key}}`` of the items of ``ps`` built on one family: a
+    student's key of such an item is its family's candidate's (families are drawn
+    independently, so every combination of candidates is some student's)."""
     from kpca_ref import variants
 
+    fams, mod = variants.families(ps), variants.module(ps)
+    single = {item: fs[0] for item, fs in mod.ITEMS.items() if len(fs) == 1 and fs[0] in fams}
+    table: dict[str, dict] = {item: {} for item in single}
+    for i in range(max(len(c) for c in fams.values())):
+        answers = mod.answers(variants._namespace({f: c[i % len(c)] for f, c in fams.items()}))
+        for item, family in single.items():
+            table[item].setdefault(i % len(fams[family]), answers[item])
+    return table
+
+
+class Keys:
+    """Keys of ``ps`` by student id: from :func:`candidate_keys` when ``many`` ids are asked
+    for (more than a family has candidates), else from each student's variant."""
+
+    def __init__(self, ps: str, many: int):
+        from kpca_ref import variants
+
+        self.ps, self.fams, self.mod = ps, variants.families(ps), variants.module(ps)
+        self.table = candidate_keys(ps) if many > max(map(len, self.fams.values())) else {}
+
+    def __call__(self, sid: str, item: str):
+        from kpca_ref import variants
+
+        if item in self.table:
+            family = self.mod.ITEMS[item][0]
+            return self.table[item][variants.draw(family, self.ps, sid, len(self.fams[family]))]
+        return variants.variant(self.ps, sid).answers[item]
+
+
+def key_index(ps: str, ids, keys: Keys | None = None) -> dict[str, dict]:
+    """``{item: {fingerprint: [id, ...]}}`` of the keys of ``ids``' numbers in ``ps``."""
     items = _items(ps)
+    ids = list(ids)
+    keys = keys or Keys(ps, len(ids))
     index: dict[str, dict] = {item: {} for item in items}
+    seen: dict = {}  # students sharing a candidate share its key object: fingerprinted once
     for sid in ids:
-        answers = variants.variant(ps, sid).answers
         for item, signless in items.items():
-            fp = fingerprint(answers[item], signless)
+            key = keys(sid, item)
+            if (id(key), signless) not in seen:
+                seen[id(key), signless] = (key, fingerprint(key, signless))
+            fp = seen[id(key), signless][1]
             if fp is not None:
                 index[item].setdefault(fp, []).append(sid)
     return index
+
+
+def _holders(value, ids, key_of, signless: bool) -> list[str]:
+    """The ``ids`` whose key ``value`` equals (one comparison per distinct key object)."""
+    verdicts: dict = {}
+    found = []
+    for sid in ids:
+        key = key_of(sid)
+        if id(key) not in verdicts:
+            verdicts[id(key)] = (key, _same(value, key, signless))
+        if verdicts[id(key)][1]:
+            found.append(sid)
+    return found
 
 
 def copied_keys(ps: str, handed_in: dict[str, dict], roster) -> list[KeyMatch]:
     """The answers of ``handed_in`` (``{student: {item: wire data}}``) that are another
     student's key (``roster``: every student whose numbers count) and not their own."""
     from kpca_probe.wire import decode
-    from kpca_ref import variants
 
     items = _items(ps)
     roster = sorted(set(roster) | set(handed_in))
-    index = key_index(ps, roster)
+    keys = Keys(ps, len(roster) + SAMPLE)
+    index = key_index(ps, roster, keys)
     sample = None
     found = []
     for student in sorted(handed_in):
-        own = variants.variant(ps, student).answers
         for item, data in sorted(handed_in[student].items()):
             if item not in items:
                 continue
@@ -157,14 +209,13 @@ def copied_keys(ps: str, handed_in: dict[str, dict], roster) -> list[KeyMatch]:
                 value = None
             fp = fingerprint(value, signless) if value is not None else None
             others = [s for s in index[item].get(fp, []) if s != student] if fp else []
-            if not others or _same(value, own[item], signless):
-                continue
-            others = [s for s in others if _same(value, variants.variant(ps, s).answers[item],
-                                                 signless)]
+            if not others or fp == fingerprint(keys(student, item), signless):
+                continue  # the student's own key (equal to double precision: the right answer)
+            others = _holders(value, others, lambda s, item=item: keys(s, item), signless)
             if not others:
                 continue
             if sample is None:
-                sample = key_index(ps, [f"~share-{i}" for i in range(SAMPLE)])
+                sample = key_index(ps, [f"~share-{i}" for i in range(SAMPLE)], keys)
             holders = len(index[item].get(fp, [])) + len(sample[item].get(fp, []))
             share = holders / (len(roster) + SAMPLE)
             if share < DISTINCTIVE:

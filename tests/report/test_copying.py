@@ -115,3 +115,15 @@ def test_a_flood_of_huge_cells_is_read_bounded_and_quickly(tmp_path):
                                                   30, str(i)) for i in range(evidence.MAX_ROWS + 5)])
     page = evidence.section(many)
     assert "5 more groups not listed" in page and "and 30 more" in page
+
+
+def test_keys_from_the_candidate_table_are_each_students_own():
+    # a large class reads single-family keys from one table per family's candidates
+    ids = [f"~t{i}" for i in range(30)]
+    for ps in ("ps1_circle_lift", PS):
+        table = keys.Keys(ps, many=10_000)
+        assert table.table  # the large-class path is the one compared
+        for sid in ids:
+            own = variants.variant(ps, sid).answers
+            for item in keys._items(ps):
+                assert fingerprint(table(sid, item)) == fingerprint(own[item]), (ps, sid, item)
