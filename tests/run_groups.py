@@ -2,13 +2,16 @@
 
 Much of the suite waits rather than computes (kernels starting, a browser, a hub, a database,
 stock nbgrader grading one notebook at a time): with two pytest processes on 2 cores the
-suite kept 1.25 cores busy on average. It runs in :data:`GROUPS`, all at once, twice as many
-processes as cores, so that one group's waits are another's computing:
+suite kept 1.25 cores busy on average. It runs in :data:`GROUPS`, all at once, more processes
+than cores, so that one group's waits are another's computing; no group holds so much
+computing that one process (one core) alone would outlast the rest:
 
 - ``grading``: everything that reads the demo class or the prepared hand-ins (the session
   fixtures ``demo_run`` and ``graded``, which grade each of them once per run);
-- ``tables``: the variants, the grading tables, the reference implementation and its doctests
-  (it only computes: it runs at a lower priority, :data:`NICE`, taking what the others leave);
+- ``variants``: the variants (about 200 CPU s), and ``tables``: the grading tables, the
+  reference implementation and its doctests (about 180 CPU s; together they were one
+  process of 377 CPU s). They only compute: they run at a lower priority, :data:`NICE`,
+  taking what the others leave while those wait;
 - ``attacks``: the integrity and sandbox tests (the attack catalogues, their own courses);
 - ``rest``: every other test (``tests/`` without the paths above), so that nothing is left
   out when a test file is added: the browser, the hub, the check service, engines, intake.
@@ -34,20 +37,20 @@ from tests.support.once import RUN_DIR
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: the groups but ``rest`` (which is ``tests/`` without them), longest first; measured CPU
-#: seconds per group are in README.md ("Running the tests")
+#: the groups but ``rest`` (which is ``tests/`` without them); a group that only computes
+#: uses one core at most, so none of them holds much more than the variants' 200 CPU s
 GROUPS = {
     "grading": ["tests/notebooks", "tests/pipeline/test_pipeline.py",
                 "tests/pipeline/test_demo_term.py"],
-    "tables": ["tests/variants", "tests/grading", "tests/ref", "tests/sklearn_dropin",
-               "kpca_ref", "kpca_probe"],
+    "variants": ["tests/variants"],
+    "tables": ["tests/grading", "tests/ref", "tests/sklearn_dropin", "kpca_ref", "kpca_probe"],
     "attacks": ["tests/integrity", "tests/sandbox"],
 }
 
 #: groups that only compute, run at a lower priority: they take what the others leave while
 #: those wait, and do not stretch the waits (a hub's reply, a kernel's start) that the
 #: others' tests time
-NICE = {"tables": 5}
+NICE = {"variants": 5, "tables": 5}
 
 #: the ``grading`` group: every user of the demo run must sit here (tests/test_run_groups.py)
 GRADING = GROUPS["grading"]
