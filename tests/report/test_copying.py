@@ -120,7 +120,7 @@ def test_a_flood_of_huge_cells_is_read_bounded_and_quickly(tmp_path):
 def test_keys_from_the_candidate_table_are_each_students_own():
     # a large class reads single-family keys from one table per family's candidates
     ids = [f"~t{i}" for i in range(30)]
-    for ps in ("ps1_circle_lift", PS):
+    for ps in ("ps0_high_dimensions", "ps1_circle_lift", PS):
         table = keys.Keys(ps, many=10_000)
         assert table.table  # the large-class path is the one compared
         for sid in ids:
