@@ -34,6 +34,10 @@ from tests.integrity.attacks import FIRST, ONES_H, PS, WRONG_H
 pytestmark = pytest.mark.skipif(sandbox.unavailable() != "" or not warm.enabled(),
                                 reason="warm kernels need bubblewrap and root")
 
+#: the poisoner's sleeper, its length unique to this test process: another run of the suite on
+#: the machine (or a developer's own) starting its own ``sleep 300`` cannot look like ours
+SLEEP = f"300.{os.getpid():07d}"
+
 POISON = r"""
 import builtins, os, random, socket, subprocess, sys
 import matplotlib, numpy, sympy
@@ -51,9 +55,9 @@ matplotlib.use("svg")
 kept = open("/tmp/poison")
 os.dup2(kept.fileno(), 99)
 listener = socket.socket(); listener.bind(("127.0.0.1", 45678)); listener.listen()
-subprocess.Popen(["sleep", "300"], start_new_session=True)
+subprocess.Popen(["sleep", "SLEEP"], start_new_session=True)
 print("POISONED")
-"""
+""".replace("SLEEP", SLEEP)
 
 REPORT = r"""
 import builtins, json, os, random, sys
@@ -117,7 +121,7 @@ def _report(cwd: Path, warm_on: bool) -> dict:
 
 def _sleepers() -> list[psutil.Process]:
     return [p for p in psutil.process_iter(["cmdline"])
-            if (p.info["cmdline"] or [])[:2] == ["sleep", "300"]]
+            if (p.info["cmdline"] or [])[:2] == ["sleep", SLEEP]]
 
 
 def test_a_poisoned_kernel_leaves_nothing_to_the_next(tmp_path):
