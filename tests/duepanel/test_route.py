@@ -19,6 +19,7 @@ import pytest
 
 from kit.duepanel import route
 from kit.duepanel.route import UNAVAILABLE, DueForwarder, checked_names, entry_of
+from tests.support import aio
 
 PS = "ps1_circle_lift"
 URL = "http://127.0.0.1:9/services/kpca-check/"
@@ -47,7 +48,7 @@ class Upstream:
 
 
 def run(coro):
-    return asyncio.run(coro)
+    return aio.run(coro)
 
 
 @pytest.mark.parametrize(("names", "said"), [

@@ -19,6 +19,7 @@ from urllib.parse import unquote
 
 from bs4 import BeautifulSoup
 
+from kit.course import Course
 from kit.engines.job import Outcome
 from kit.gradebook.hand_grades import Marks
 from kit.report.data import Part, ProblemSet
@@ -54,7 +55,7 @@ def write_hostile_report(folder: Path) -> Path:
     """``class_report.html`` of the hostile class, in ``folder`` (feedback pages beside it)."""
     from kit.report import page
 
-    course = SimpleNamespace(root=folder)
+    course = Course(folder, database=f"sqlite:///{folder / 'gradebook.db'}")  # an empty gradebook
     for student in STUDENTS.values():
         if "/" not in student:
             feedback = folder / "feedback" / student / PS / f"{PS}.html"

@@ -7,11 +7,11 @@ import os
 from pathlib import Path
 
 import nbgrader
-from nbconvert import HTMLExporter
 from traitlets.config import Config
 
 from kit.course import ASSIGNMENTS, REPO_ROOT
 from kit.feedback_labels import TEMPLATES, LabelTestCells, label, part_title
+from kit.handback.exporter import FeedbackExporter
 from tests.support.nbgrading import read_source
 
 NBGRADER_CSS = os.path.join(os.path.dirname(nbgrader.__file__), "server_extensions", "formgrader",
@@ -55,7 +55,7 @@ def test_the_courses_feedback_template_shows_the_labels(tmp_path):
     config.HTMLExporter.template_name = "feedback"
     config.HTMLExporter.extra_template_basedirs = [str(REPO_ROOT / "kit" / "templates")]
     config.HTMLExporter.extra_template_paths = [NBGRADER_CSS]
-    html, _ = HTMLExporter(config=config).from_notebook_node(
+    html, _ = FeedbackExporter(config=config).from_notebook_node(
         nb, resources={"nbgrader": {"notebook": "ps0", "score": 31, "max_score": 31, "late_penalty": 0}})
     assert "Part 2 — Your dimension, exactly: ratio_mine 2 + corner_mine 1 points</a>" in html
     assert "Test cell</a>" not in html

@@ -19,6 +19,7 @@ from kit.term.times import Policy
 from kpca_probe.wire import encode
 from kpca_ref import variants
 from tests.checks.conftest import start_service
+from tests.support import aio
 
 ITEM = "ps1_lift_point"
 DUE = dt.datetime(2026, 12, 10, 16, 0, tzinfo=dt.timezone.utc)
@@ -192,6 +193,6 @@ def test_a_flood_of_made_up_tokens_pushes_out_no_student_s_login(monkeypatch):
 
     with fake_hub() as api_url:
         ids = access.Identities(api_url)
-        assert asyncio.run(ids.user("tok-ada")).name == "ada"
-        asyncio.run(flood(ids, access.MAX_KEPT + 1))
-    assert asyncio.run(ids.user("tok-ada")).name == "ada"  # no hub to ask: still held
+        assert aio.run(ids.user("tok-ada")).name == "ada"
+        aio.run(flood(ids, access.MAX_KEPT + 1))
+    assert aio.run(ids.user("tok-ada")).name == "ada"  # no hub to ask: still held
