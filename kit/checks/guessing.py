@@ -27,6 +27,7 @@ import itertools
 import json
 import random
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 __all__ = ["GUESS_SHARE", "guess_limit", "item_counts", "stored_counts", "yes_no"]
@@ -69,12 +70,25 @@ def fingerprint(ps: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def answer_keys(ps: str, fams: tuple[str, ...], combos, items) -> Iterator[dict[str, str]]:
+    """For each combination of candidate indices of the families ``fams`` (every other
+    family at its first candidate), ``{item: its answer as text}`` (:func:`_key`)."""
+    from kpca_ref import variants
+    from kpca_ref.variants import _namespace
+
+    mod, options = variants.module(ps), variants.families(ps)
+    for combo in combos:
+        chosen = {f: candidates[0] for f, candidates in options.items()}
+        chosen.update({f: options[f][i] for f, i in zip(fams, combo)})
+        found = mod.answers(_namespace(chosen))
+        yield {item: _key(found[item], item in mod.UP_TO_SIGN) for item in items}
+
+
 @functools.cache
 def _group_counts(ps: str, fams: tuple[str, ...]) -> dict[str, tuple[int, list[int]]]:
     """``{item: (combinations, counts of its commonest values)}`` for the items built on
     exactly the families ``fams``."""
     from kpca_ref import variants
-    from kpca_ref.variants import _namespace
 
     mod, options = variants.module(ps), variants.families(ps)
     items = [i for i, f in mod.ITEMS.items() if tuple(f) == fams]
@@ -88,13 +102,10 @@ def _group_counts(ps: str, fams: tuple[str, ...]) -> dict[str, tuple[int, list[i
                   for _ in range(MAX_COMBINATIONS)]
     counts = {item: collections.Counter() for item in items}
     seen = 0
-    for combo in combos:
-        chosen = {f: candidates[0] for f, candidates in options.items()}
-        chosen.update({f: options[f][i] for f, i in zip(fams, combo)})
-        found = mod.answers(_namespace(chosen))
+    for keys in answer_keys(ps, fams, combos, items):
         seen += 1
         for item in items:
-            counts[item][_key(found[item], item in mod.UP_TO_SIGN)] += 1
+            counts[item][keys[item]] += 1
     return {item: (seen, [c for _, c in counts[item].most_common(TOP)]) for item in items}
 
 
@@ -139,8 +150,9 @@ def guess_limit(item: str, attempts: int, share: float = GUESS_SHARE) -> int:
     return limit
 
 
-def _layout(store: dict) -> str:
-    """``store`` as JSON with one line per item (reviewable in a diff)."""
+def layout(store: dict) -> str:
+    """``store`` (``{ps: {"fingerprint": ..., "items": {item: value}}}``) as JSON with one
+    line per item (reviewable in a diff)."""
     blocks = []
     for ps in sorted(store):
         items = store[ps]["items"]
@@ -160,16 +172,17 @@ def write(problem_sets=None) -> dict:
                  if not yes_no(item)}  # yes/no verdicts are never checked
         store[ps] = {"fingerprint": fingerprint(ps), "items": items}
         print(f"{ps}: {len(items)} items counted", flush=True)
-    STORE.write_text(_layout(store))
+    STORE.write_text(layout(store))
     stored_counts.cache_clear()
     _counts.cache_clear()
     return store
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m kit.checks.guessing",
-                                     description=__doc__.split("\n\n")[0])
-    parser.add_argument("--write", action="store_true", help="count and store every item")
+def store_main(argv, *, prog: str, doc: str, write_help: str, write, stored, name: str) -> int:
+    """The command line of a stored table of problem sets: ``--write [ps ...]`` rebuilds it,
+    else it says which problem sets' fingerprints are stale (exit 1) or that it is current."""
+    parser = argparse.ArgumentParser(prog=prog, description=doc.split("\n\n")[0])
+    parser.add_argument("--write", action="store_true", help=write_help)
     parser.add_argument("problem_sets", nargs="*")
     args = parser.parse_args(argv)
     if args.write:
@@ -178,9 +191,15 @@ def main(argv=None) -> int:
     from kpca_ref import variants
 
     stale = [ps for ps in variants.PROBLEM_SETS
-             if stored_counts().get(ps, {}).get("fingerprint") != fingerprint(ps)]
-    print("stale: " + ", ".join(stale) if stale else "guess_shares.json is current")
+             if stored().get(ps, {}).get("fingerprint") != fingerprint(ps)]
+    print("stale: " + ", ".join(stale) if stale else f"{name} is current")
     return 1 if stale else 0
+
+
+def main(argv=None) -> int:
+    return store_main(argv, prog="python -m kit.checks.guessing", doc=__doc__,
+                      write_help="count and store every item", write=write,
+                      stored=stored_counts, name=STORE.name)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,6 @@ whose stored classes are missing or stale is answered when first asked for.
 
 from __future__ import annotations
 
-import argparse
 import functools
 import json
 import sys
@@ -30,9 +29,8 @@ STORE = Path(__file__).with_name("practice_classes.json")
 
 def compute(ps: str) -> dict[str, list[int]]:
     """``{item: [class of candidate 0, 1, ...]}`` of every item of ``ps`` but yes/no ones."""
-    from kit.checks.guessing import _key, yes_no
+    from kit.checks.guessing import answer_keys, yes_no
     from kpca_ref import variants
-    from kpca_ref.variants import _namespace
 
     mod, options = variants.module(ps), variants.families(ps)
     found: dict[str, list[int]] = {}
@@ -43,13 +41,10 @@ def compute(ps: str) -> dict[str, list[int]]:
         first: dict[str, dict[str, int]] = {item: {} for item in items}
         for item in items:
             found[item] = []
-        for index, candidate in enumerate(candidates):
-            chosen = {f: c[0] for f, c in options.items()}
-            chosen[family] = candidate
-            answers = mod.answers(_namespace(chosen))
+        combos = ((index,) for index in range(len(candidates)))
+        for index, keys in enumerate(answer_keys(ps, (family,), combos, items)):
             for item in items:
-                text = _key(answers[item], item in mod.UP_TO_SIGN)
-                found[item].append(first[item].setdefault(text, index))
+                found[item].append(first[item].setdefault(keys[item], index))
     return found
 
 
@@ -81,40 +76,24 @@ def key_class(item: str, candidate: int) -> int:
 
 def write(problem_sets=None) -> None:
     """Answer every candidate of ``problem_sets`` (default: all) and store the classes."""
-    from kit.checks.guessing import fingerprint
+    from kit.checks.guessing import fingerprint, layout
     from kpca_ref import variants
 
     store = dict(_stored())
     for ps in problem_sets or variants.PROBLEM_SETS:
         store[ps] = {"fingerprint": fingerprint(ps), "items": compute(ps)}
         print(f"{ps}: {len(store[ps]['items'])} items", flush=True)
-    lines = []
-    for ps in sorted(store):
-        items = ",\n".join(f"   {json.dumps(i)}: {json.dumps(c)}"
-                           for i, c in sorted(store[ps]["items"].items()))
-        lines.append(f' {json.dumps(ps)}: {{\n  "fingerprint": '
-                     f'{json.dumps(store[ps]["fingerprint"])},\n  "items": {{\n{items}\n  }}\n }}')
-    STORE.write_text("{\n" + ",\n".join(lines) + "\n}\n")
+    STORE.write_text(layout(store))
     _stored.cache_clear()
     classes.cache_clear()
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m kit.checks.practice_keys",
-                                     description=__doc__.split("\n\n")[0])
-    parser.add_argument("--write", action="store_true", help="answer and store every item")
-    parser.add_argument("problem_sets", nargs="*")
-    args = parser.parse_args(argv)
-    if args.write:
-        write(args.problem_sets or None)
-        return 0
-    from kit.checks.guessing import fingerprint
-    from kpca_ref import variants
+    from kit.checks.guessing import store_main
 
-    stale = [ps for ps in variants.PROBLEM_SETS
-             if _stored().get(ps, {}).get("fingerprint") != fingerprint(ps)]
-    print("stale: " + ", ".join(stale) if stale else "practice_classes.json is current")
-    return 1 if stale else 0
+    return store_main(argv, prog="python -m kit.checks.practice_keys", doc=__doc__,
+                      write_help="answer and store every item", write=write,
+                      stored=_stored, name=STORE.name)
 
 
 if __name__ == "__main__":
