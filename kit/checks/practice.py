@@ -41,10 +41,10 @@ from sqlalchemy import (
     func,
     inspect,
     select,
-    update,
 )
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.exc import IntegrityError
 
+from kit.checks.store import _now, finish_row, open_engine, reserve_slot
 from kit.term.practice import still_working
 
 __all__ = ["PREFIX", "TRIES", "PracticeStore", "draw_index", "draw_kept", "draw_numbers",
@@ -81,7 +81,6 @@ ATTEMPTS = Table(
     Column("code", String(60), nullable=True),
     UniqueConstraint("student", "item", "draw", "slot", name="kpca_practice_one_slot"),
 )
-_SPENT = ("right", "wrong", "mistake", "timeout", "toolarge")
 
 
 def draw_index(value, most: int) -> int:
@@ -255,16 +254,11 @@ def practice_numbers(course, student: str, ps: str, draw: int, when: dt.datetime
     return sid, variants.numbers(ps, sid)
 
 
-def _now() -> dt.datetime:
-    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
-
-
 class PracticeStore:
     """The practice tables of the database at ``url`` (created when missing)."""
 
     def __init__(self, url: str):
-        args = {"timeout": 15} if url.startswith("sqlite") else {}
-        self.engine = create_engine(url, connect_args=args)
+        self.engine = open_engine(url)
         _META.create_all(self.engine)
 
     def recorded(self, student: str, ps: str, draw: int) -> str | None:
@@ -291,28 +285,10 @@ class PracticeStore:
 
     def reserve(self, student: str, item: str, ps: str, draw: int, limit: int):
         """``(row id, checks used with it)``, or ``(None, used)`` at the limit."""
-        used = 0
-        for _ in range(50):
-            try:
-                with self.engine.begin() as conn:
-                    mine = (ATTEMPTS.c.student == student, ATTEMPTS.c.item == item,
-                            ATTEMPTS.c.draw == draw)
-                    used, top = conn.execute(select(func.count(ATTEMPTS.c.slot),
-                                                    func.max(ATTEMPTS.c.slot)).where(*mine)).one()
-                    if used >= limit:
-                        return None, used
-                    row = conn.execute(ATTEMPTS.insert().values(
-                        student=student, item=item, problem_set=ps, draw=draw,
-                        slot=(top or 0) + 1, at=_now(), verdict="pending"))
-                    return row.inserted_primary_key[0], used + 1
-            except (IntegrityError, OperationalError):  # another request took that slot
-                continue
-        return None, used
+        mine = (ATTEMPTS.c.student == student, ATTEMPTS.c.item == item, ATTEMPTS.c.draw == draw)
+        return reserve_slot(self.engine, ATTEMPTS, mine, limit,
+                            {"student": student, "item": item, "problem_set": ps, "draw": draw})
 
     def finish(self, row: int, verdict: str, code: str | None = None) -> None:
         """Record the verdict; a check that does not count gives its slot back."""
-        values = {"verdict": verdict, "code": code}
-        if verdict not in _SPENT:
-            values["slot"] = None
-        with self.engine.begin() as conn:
-            conn.execute(update(ATTEMPTS).where(ATTEMPTS.c.id == row).values(**values))
+        finish_row(self.engine, ATTEMPTS, row, verdict, code)

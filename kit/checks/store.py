@@ -78,12 +78,58 @@ def _now() -> dt.datetime:
     return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
 
 
+def open_engine(url: str):
+    """An engine on the database at ``url``; on a sqlite file a writer waits up to 15 s for
+    another's lock instead of failing at once."""
+    return create_engine(url, connect_args={"timeout": 15} if url.startswith("sqlite") else {})
+
+
+def reserve_slot(engine, table: Table, mine: tuple, limit: int, values: dict,
+                 before=None) -> tuple[int | None, int]:
+    """Insert a ``pending`` row of ``table`` (its ``values``) in the next free ``slot`` of
+    the rows ``mine`` selects: ``(row id, slots used with it)``, or ``(None, used)`` when
+    ``limit`` slots are used. Of two requests that read the same count, the unique slot lets
+    one insert; the other reads again. ``before(conn)`` runs first in each transaction."""
+    used = 0
+    for _ in range(50):
+        try:
+            with engine.begin() as conn:
+                if before is not None:
+                    before(conn)
+                used, top = conn.execute(select(func.count(table.c.slot),
+                                                func.max(table.c.slot)).where(*mine)).one()
+                if used >= limit:
+                    return None, used
+                row = conn.execute(table.insert().values(
+                    **values, slot=(top or 0) + 1, at=_now(), verdict="pending"))
+                return row.inserted_primary_key[0], used + 1
+        except (IntegrityError, OperationalError):  # another request took that slot
+            continue
+    return None, used
+
+
+def finish_row(engine, table: Table, row: int, verdict: str, code: str | None = None) -> None:
+    """Record the verdict of ``table``'s reserved ``row``; a verdict not in :data:`SPENT`
+    gives its slot back. A locked sqlite file or a dropped connection is tried again."""
+    values = {"verdict": verdict, "code": code}
+    if verdict not in SPENT:
+        values["slot"] = None
+    for attempt in range(5):
+        try:
+            with engine.begin() as conn:
+                conn.execute(update(table).where(table.c.id == row).values(**values))
+            return
+        except OperationalError:
+            if attempt == 4:
+                raise
+            time.sleep(0.2 * (attempt + 1))
+
+
 class Store:
     """The attempts table of the database at ``url`` (created when missing)."""
 
     def __init__(self, url: str, stale: float = STALE_SECONDS):
-        args = {"timeout": 15} if url.startswith("sqlite") else {}
-        self.engine, self.stale = create_engine(url, connect_args=args), stale
+        self.engine, self.stale = open_engine(url), stale
         _META.create_all(self.engine, tables=[ATTEMPTS])
         with self.engine.begin() as conn:  # checks cut off by a stop do not count
             self._release_stale(conn)
@@ -101,40 +147,14 @@ class Store:
 
     def reserve(self, student: str, item: str, ps: str, limit: int) -> tuple[int | None, int]:
         """``(row id, attempts used with it)``, or ``(None, used)`` when the limit is reached."""
-        used = 0
-        for _ in range(50):
-            try:
-                with self.engine.begin() as conn:
-                    self._release_stale(conn, ATTEMPTS.c.student == student,
-                                        ATTEMPTS.c.item.in_(_names(item)))
-                    used, top = conn.execute(select(
-                        func.count(ATTEMPTS.c.slot), func.max(ATTEMPTS.c.slot)).where(
-                        ATTEMPTS.c.student == student,
-                        ATTEMPTS.c.item.in_(_names(item)))).one()
-                    if used >= limit:
-                        return None, used
-                    row = conn.execute(ATTEMPTS.insert().values(
-                        student=student, item=item, problem_set=ps, slot=(top or 0) + 1,
-                        at=_now(), verdict="pending"))
-                    return row.inserted_primary_key[0], used + 1
-            except (IntegrityError, OperationalError):  # another request took that slot
-                continue
-        return None, used
+        mine = (ATTEMPTS.c.student == student, ATTEMPTS.c.item.in_(_names(item)))
+        return reserve_slot(self.engine, ATTEMPTS, mine, limit,
+                            {"student": student, "item": item, "problem_set": ps},
+                            before=lambda conn: self._release_stale(conn, *mine))
 
     def finish(self, row: int, verdict: str, code: str | None = None) -> None:
         """Record the verdict; a check that does not count gives its slot back."""
-        values = {"verdict": verdict, "code": code}
-        if verdict not in SPENT:
-            values["slot"] = None
-        for attempt in range(5):
-            try:
-                with self.engine.begin() as conn:
-                    conn.execute(update(ATTEMPTS).where(ATTEMPTS.c.id == row).values(**values))
-                return
-            except OperationalError:  # a locked sqlite file, a dropped connection: again
-                if attempt == 4:
-                    raise
-                time.sleep(0.2 * (attempt + 1))
+        finish_row(self.engine, ATTEMPTS, row, verdict, code)
 
     def note(self, student: str, item: str, ps: str, verdict: str) -> None:
         """Record a check that was judged without using an attempt (not exact, ...)."""
