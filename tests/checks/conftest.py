@@ -33,6 +33,8 @@ STUDENTS, STAFF = "nbgrader-kernel_pca", "formgrade-kernel_pca"
 #: what a student's server token may do (Spawner.server_token_scopes, kit/hub_config.py)
 SERVER_SCOPES = ["access:servers!server={}/", "users:activity!user={}",
                  "access:services!service=kpca-check"]
+#: a login name no page may print as it is
+EVIL_NAME = '<img src=x onerror=alert(1)>"\x1b]0;t\x07'
 #: other tokens: token -> (user, groups, scopes); "{}" in a scope is the user's name
 OTHERS = {
     # the TA's own token (everything he holds: formgrader, not the check service)
@@ -47,6 +49,8 @@ OTHERS = {
     "tok-out": ("outsider", ["nbgrader-other_course"], SERVER_SCOPES),
     # a staff member who is also in the students' group
     "tok-both": ("lee", [STUDENTS, STAFF], SERVER_SCOPES),
+    # a student whose hub name is markup and terminal control sequences
+    "tok-evil": (EVIL_NAME, [STUDENTS], SERVER_SCOPES),
 }
 
 

@@ -18,53 +18,34 @@ import threading
 import time
 
 import pytest
-from tornado import ioloop, web
+from tornado import ioloop
 from tornado.web import create_signed_value
 
 from tests.browser.harness import free_port
+from tests.checks.conftest import fake_hub
 from tests.checks.overview_course import PS, make_term
 
 PREFIX = "/services/kpca-check/"
-STUDENTS, STAFF = "nbgrader-kernel_pca", "formgrade-kernel_pca"
 ACCESS = "access:services!service=kpca-check"
-EVIL = '<img src=x onerror=alert(1)>"\x1b]0;t\x07'
-#: token -> (name, groups, scopes), as /hub/api/user answers for an OAuth token
-USERS = {"tok-ada": ("ada", [STUDENTS], [ACCESS]), "tok-bob": ("bob", [STUDENTS], [ACCESS]),
-         "tok-dee": ("dee", [STUDENTS], [ACCESS]),
-         "tok-evil": (EVIL, [STUDENTS], [ACCESS]),
-         "tok-tom": ("ta_tom", [STAFF], ["access:services"]),
-         "tok-both": ("lee", [STUDENTS, STAFF], [ACCESS]),
-         "tok-out": ("outsider", ["nbgrader-other"], [ACCESS]),
-         "tok-noscope": ("ada", [STUDENTS], ["read:users:name!user=ada"])}
 #: what only bob's page shows, and only ada's
 BOB_ONLY, ADA_ONLY = "handed in 17 h late", "feedback on ps1_circle_lift"
 
 
-class FakeHub(web.RequestHandler):
-    def get(self):
-        scheme, _, token = self.request.headers.get("Authorization", "").partition(" ")
-        if scheme != "token" or token not in USERS:
-            raise web.HTTPError(403)
-        name, groups, scopes = USERS[token]
-        self.finish({"kind": "user", "name": name, "groups": groups, "scopes": scopes,
-                     "admin": False, "session_id": None})
-
-
 @pytest.fixture(scope="module")
 def served(released_ps1, tmp_path_factory):
+    """The service with the hub's own OAuth login, against the fake hub of the checks'
+    conftest (:func:`tests.checks.conftest.fake_hub`, its tokens)."""
     from jupyterhub.services.auth import HubOAuth
 
     from kit.checks.service import listen, make_app
 
     course = make_term(released_ps1, tmp_path_factory.mktemp("served") / "course")
-    hub_port, port, started, holder = free_port(), free_port(), threading.Event(), {}
+    port, started, holder = free_port(), threading.Event(), {}
     saved = os.environ.get("KPCA_NOW")
     os.environ["KPCA_NOW"] = "2026-12-14 12:00 Europe/Berlin"
 
-    def run():
+    def run(api):
         asyncio.set_event_loop(asyncio.new_event_loop())
-        web.Application([(r"/hub/api/user", FakeHub)]).listen(hub_port, "127.0.0.1")
-        api = f"http://127.0.0.1:{hub_port}/hub/api"
         auth = HubOAuth(api_url=api, api_token="service-token", base_url=PREFIX,
                         oauth_client_id="service-kpca-check", hub_prefix="/hub/",
                         access_scopes={ACCESS}, cache_max_age=0)
@@ -75,13 +56,14 @@ def served(released_ps1, tmp_path_factory):
         started.set()
         holder["loop"].start()
 
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    assert started.wait(60)
-    yield {"port": port, "course": course, "app": holder["app"]}
-    holder["app"].kpca_state["judges"].close()
-    holder["loop"].add_callback(holder["loop"].stop)
-    thread.join(10)
+    with fake_hub() as api:
+        thread = threading.Thread(target=run, args=(api,), daemon=True)
+        thread.start()
+        assert started.wait(60)
+        yield {"port": port, "course": course, "app": holder["app"]}
+        holder["app"].kpca_state["judges"].close()
+        holder["loop"].add_callback(holder["loop"].stop)
+        thread.join(10)
     if saved is None:
         os.environ.pop("KPCA_NOW", None)
     else:
@@ -155,7 +137,10 @@ def test_only_a_cookie_the_service_signed_logs_in(served):
     assert "Signed in as <strong>ada</strong>" in body and BOB_ONLY not in body
 
 
-@pytest.mark.parametrize("token", ["tok-tom", "tok-both", "tok-out", "tok-noscope"])
+# the instructor (staff, access to every service), a staff member in the students' group, a
+# user of another course, ada's tokens without the service's access scope
+@pytest.mark.parametrize("token", ["tok-kim", "tok-both", "tok-out", "tok-ada-read",
+                                   "tok-ada-noscope"])
 def test_staff_outsiders_and_scopeless_tokens_get_no_page(served, token):
     for path in ("overview/", f"overview/feedback/{PS}", f"overview/solutions/{PS}"):
         status, _, body = get(served, path, token)
