@@ -20,8 +20,13 @@ Families:
     eigenvalues, the new point's coordinates and the reconstruction error are rational. The
     same numbers give the textbook's shortcut vector ``k* - m_row`` (raw kernel values of the
     new point minus the training row means), whose dot product with alpha_j is z*_j.
+``cost``
+    the size of a fitted model, ``N.n_train`` training points and ``N.l_keep`` components:
+    projecting one new point with the stored row means takes ``n`` kernel evaluations
+    ``k(x_i, x*)`` and ``n l`` multiplications (``l`` dot products of length ``n``), the
+    cost the notebook states as O(n) kernel evaluations plus O(nl) arithmetic.
 
-The candidate tables of both families (and the lecture's numbers they avoid) are in
+The candidate tables of the families (and the lecture's numbers they avoid) are in
 :mod:`kpca_ref.variants.ps5_candidates`; this module computes each student's answers, the
 classic mistakes and the float route from them.
 
@@ -46,7 +51,7 @@ __all__ = ["COMPONENTS", "FAMILIES", "ITEMS", "LECTURE", "NICE", "PS", "UP_TO_SI
            "candidates", "float_answers", "mistakes"]
 
 PS = "ps5_kernel_pca"
-FAMILIES = {"khat": 100, "poly": 100}
+FAMILIES = {"khat": 100, "poly": 100, "cost": 100}
 ITEMS = {
     "ps5_3pt_eigenvalues": ("khat",),
     "ps5_3pt_alpha": ("khat",),
@@ -58,6 +63,7 @@ ITEMS = {
     "ps5_new_point_scores": ("poly",),
     "ps5_poly_reconstruction_error": ("poly",),
     "ps5_new_point_shortcut": ("poly",),
+    "ps5_new_point_cost": ("cost",),
 }
 UP_TO_SIGN = frozenset({"ps5_3pt_alpha", "ps5_3pt_scores", "ps5_new_point_scores"})
 
@@ -104,7 +110,13 @@ def answers(n) -> dict:
         # the textbook's shortcut z* = alpha^T (k* - m_row): the terms constant over the
         # training index vanish against the zero-sum alpha, the row means do not
         "ps5_new_point_shortcut": k_new - K_train * sp.ones(K_train.rows, 1) / K_train.rows,
+        "ps5_new_point_cost": _cost(n.n_train, n.n_train * n.l_keep),
     }
+
+
+def _cost(evaluations, multiplications) -> sp.Matrix:
+    """The (kernel evaluations, multiplications) column of projecting one new point."""
+    return sp.Matrix([evaluations, multiplications])
 
 
 def _swapped(matrix: sp.Matrix) -> sp.Matrix:
@@ -128,6 +140,14 @@ _RAW_SHIFT = ("these are the raw kernel values k(x_i, x*), the uncentred formula
               "training row means m_i, which differ from one training point to the next")
 _OWN_SHIFT = ("this subtracts the new vector's own average, a constant that alpha ignores: "
               "subtract the training row means m_i instead")
+_REFIT = ("this builds the (n + 1) x (n + 1) kernel matrix with the new point in it, as if it "
+          "were re-centred with the training points: it is centred with the stored training "
+          "means, so only its n values k(x_i, x*) are new, and nothing n x n is done again")
+_ROW_MEANS_AGAIN = ("this recomputes the n x n training kernel matrix for its row means: the row "
+                    "means m_i are stored with the fitted model, so only the n values "
+                    "k(x_i, x*) are new")
+_PER_COMPONENT = ("this evaluates the kernel values again for every component: the same n "
+                  "values k(x_i, x*) serve all l dot products")
 
 
 def mistakes(n) -> dict:
@@ -170,7 +190,15 @@ def mistakes(n) -> dict:
             ("new_point_own_mean", _OWN_SHIFT, k_new - sp.ones(k_new.rows, 1) * (
                 sum(k_new) / k_new.rows)),
         ],
+        "ps5_new_point_cost": _cost_mistakes(n.n_train, n.l_keep),
     }
+
+
+def _cost_mistakes(size, kept) -> list:
+    """The counts of the classic ways of projecting one new point with n x n work again."""
+    return [("new_point_refitted", _REFIT, _cost((size + 1) ** 2, size * kept)),
+            ("row_means_recomputed", _ROW_MEANS_AGAIN, _cost(size**2 + size, size * kept)),
+            ("kernel_per_component", _PER_COMPONENT, _cost(size * kept, size * kept))]
 
 
 # ----------------------------------------------------------------------------- float route
@@ -204,4 +232,12 @@ def float_answers(n) -> dict:
         "ps5_new_point_scores": kc_new @ alpha_poly,
         "ps5_poly_reconstruction_error": float(np.trace(Kc) - mu_poly[0]),
         "ps5_new_point_shortcut": (k_new - K_train.mean(axis=1)).reshape(-1, 1),
+        # counted on the float route's own arrays: one row of kernel values, l columns of alpha
+        "ps5_new_point_cost": _float_cost(int(n.n_train), int(n.l_keep)),
     }
+
+
+def _float_cost(size: int, kept: int) -> np.ndarray:
+    """The same counts read off numpy's shapes: one kernel row, a (1, n) @ (n, l) product."""
+    row, alpha = np.zeros((1, size)), np.zeros((size, kept))
+    return np.array([[row.size], [row.shape[1] * alpha.shape[1]]], dtype=float)

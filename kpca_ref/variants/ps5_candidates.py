@@ -1,13 +1,15 @@
-"""ps5_kernel_pca: the candidate tables of its two families, ``khat`` and ``poly``.
+"""ps5_kernel_pca: the candidate tables of its three families, ``khat``, ``poly`` and ``cost``.
 
 ``khat`` candidates are centred symmetric integer 3 x 3 matrices ``Q diag(eta) Q^T`` built
 from an integer orthogonal pair of directions in the plane x1 + x2 + x3 = 0, with distinct
 integer eigenvalues eta_1 > eta_2 > 0 (at most three orientations per pair), small entries,
 and denominators of at most ``NICE["denominator"]`` in the radical answers. ``poly``
 candidates are training points symmetric about 0, square kernel coefficients ``c1, c2``
-and a new point, one candidate per distinct set of answers. Neither family repeats an
-answer of the lecture's worked example (:data:`LECTURE`). The answers computed from these
-numbers are in :mod:`kpca_ref.variants.ps5`.
+and a new point, one candidate per distinct set of answers. ``cost`` candidates are the size
+of a fitted model: ``n_train`` training points and ``l_keep`` components, every pair distinct,
+so every pair of counts (kernel evaluations, multiplications) of projecting a new point is
+too. No family repeats an answer of the lecture's worked example (:data:`LECTURE`). The
+answers computed from these numbers are in :mod:`kpca_ref.variants.ps5`.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ __all__ = ["LECTURE", "NICE", "candidates"]
 LECTURE = {
     "khat": {"K_hat": [[5, -3, -2], [-3, 5, -2], [-2, -2, 4]]},
     "poly": {"X": [-1, 0, 1], "c1": 1, "c2": 1, "x_new": 2},
+    # the textbook's model: three training points, both positive components kept
+    "cost": {"n_train": 3, "l_keep": 2},
 }
 #: the largest denominator of any rational in the numbers and answers (radical answers:
 #: of the rational factors sympy writes, e.g. the 1/30 of sqrt(30)/30)
@@ -156,6 +160,19 @@ def _polys() -> list[dict]:
     return found
 
 
+# ----------------------------------------------------------------------------- cost family
+#: training set sizes and numbers of components kept: a model fitted on a few hundred points,
+#: a handful of components (l <= n - 1 always), far from the textbook's n = 3, l = 2
+_COST_SIZES = tuple(range(120, 1001, 40))
+_COST_COMPONENTS = tuple(range(2, 10))
+
+
+def _costs() -> list[dict]:
+    lecture = LECTURE["cost"]
+    return [{"n_train": n, "l_keep": kept} for n in _COST_SIZES for kept in _COST_COMPONENTS
+            if n != lecture["n_train"] and n * kept != lecture["n_train"] * lecture["l_keep"]]
+
+
 def candidates() -> dict[str, list[dict]]:
-    """The candidates of both families, in draw order."""
-    return {"khat": _khats(), "poly": _polys()}
+    """The candidates of the three families, in draw order."""
+    return {"khat": _khats(), "poly": _polys(), "cost": _costs()}

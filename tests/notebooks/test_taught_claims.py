@@ -91,3 +91,58 @@ def test_the_costs_are_the_notes():
     assert "about $O(n^3)$" in _text("ps5_kernel_pca", "lesson")
     assert "takes O\\left(nd\\right) time" in _seed("003")
     assert "$O(nd)$ per new point" in _text("ps6_kernel_regression", "lesson")
+
+
+class _Counted(float):
+    """A float that counts the products it takes part in (the cost item's convention)."""
+
+    products = 0
+
+    def __mul__(self, other):
+        _Counted.products += 1
+        return _Counted(float(self) * float(other))
+
+    __rmul__ = __mul__
+
+    def __sub__(self, other):
+        return _Counted(float(self) - float(other))
+
+    def __add__(self, other):
+        return _Counted(float(self) + float(other))
+
+    __radd__ = __add__
+
+
+def _project_one_point_counted(size: int, kept: int) -> tuple[int, int]:
+    """(kernel evaluations, products) of projecting one new point with stored row means and
+    coefficients, the shortcut z*_j = alpha_j^T (k* - m_row), counted as it runs."""
+    rng = np.random.default_rng(size * 10 + kept)
+    xs, x_new = rng.normal(size=size), float(rng.normal())
+    row_means = [_Counted(v) for v in rng.normal(size=size)]       # stored by the fit
+    alpha = [[_Counted(v) for v in row] for row in rng.normal(size=(kept, size))]
+    calls = []
+
+    def kernel(x, y):
+        calls.append((x, y))
+        return _Counted(math.exp(-(x - y) ** 2))
+
+    _Counted.products = 0
+    shifted = [kernel(x, x_new) - m for x, m in zip(xs, row_means)]
+    scores = [sum((a * s for a, s in zip(alpha_j, shifted)), _Counted(0.0)) for alpha_j in alpha]
+    assert len(scores) == kept
+    return len(calls), _Counted.products
+
+
+def test_the_cost_of_one_new_point_is_counted_as_ps5_states_it():
+    text = _text("ps5_kernel_pca", "cost_yours")
+    assert "$n = 3$ training points, $l = 2$ components) takes $3$ kernel evaluations and $2 \\cdot 3 = 6$" in text
+    assert "Count every product of two numbers outside the kernel evaluations" in text
+    assert "kernel PCA expensive" in _text("ps5_kernel_pca", "shortcut_trap_cost")
+    lecture = variants.lecture("ps5_kernel_pca")
+    assert _project_one_point_counted(3, 2) == (3, 6)
+    assert list(ps5.answers(lecture)["ps5_new_point_cost"]) == [3, 6]
+    for candidate in variants.families("ps5_kernel_pca")["cost"][::23]:
+        counted = _project_one_point_counted(candidate["n_train"], candidate["l_keep"])
+        n = variants.lecture("ps5_kernel_pca")
+        n.n_train, n.l_keep = sp.Integer(candidate["n_train"]), sp.Integer(candidate["l_keep"])
+        assert tuple(ps5.answers(n)["ps5_new_point_cost"]) == counted, candidate

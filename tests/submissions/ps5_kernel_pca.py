@@ -384,6 +384,18 @@ RAW_SHIFT = _SHIFT + '''
 k_shift = k_raw_shift                      # no training row means subtracted
 '''
 
+# the cost of one new point: right, written with a Rational equal to the integer and Python
+# ints; and counted as if the new point were appended and the (n + 1) x (n + 1) kernel
+# matrix built and re-centred (the notes: the training mean is not recomputed)
+COST_OTHER_FORMS = '''
+n_cost, l_cost = int(N.n_train), int(N.l_keep)
+cost_new = Matrix([Rational(2 * n_cost, 2), l_cost * n_cost])
+'''
+
+COST_REFITTED = '''
+cost_new = Matrix([(N.n_train + 1) ** 2, N.n_train * N.l_keep])
+'''
+
 DIVISOR_BY_HAND = '''
 eta_kept = Matrix(list(eig_3pt[:2]))
 var_pop_3pt = eta_kept / 2                # divided by n - 1 although eta / n was asked
@@ -438,11 +450,13 @@ VARIANTS = {
     "svd_flipped_signs": {
         "description": "correct, np.linalg.svd instead of eigh (the eigenvalues' signs read "
         "from the singular vectors) with every coefficient vector's sign flipped; exact "
-        "answers with other signs per component",
+        "answers with other signs per component, the cost of a new point with a Rational and "
+        "Python ints",
         "cells": {
             "kpca_fit_answer": SVD_FIT,
             "exact_3pt_answer": FLIPPED_3PT,
             "exact_new_point_answer": FLIPPED_NEW,
+            "exact_cost_answer": COST_OTHER_FORMS,
         },
         "lost": {},
     },
@@ -536,6 +550,14 @@ VARIANTS = {
         "cells": {"exact_shortcut_answer": RAW_SHIFT},
         "lost": {"test_exact_shortcut": 1.0},
         "diagnoses": {"test_exact_shortcut": "new_point_not_centred"},
+    },
+    "refitted_cost_by_hand": {
+        "description": "by hand, the cost of one new point counts the kernel evaluations of the "
+        "(n + 1) x (n + 1) kernel matrix with the new point appended and re-centred (the notes: "
+        "including the new point would change every training coordinate)",
+        "cells": {"exact_cost_answer": COST_REFITTED},
+        "lost": {"test_exact_cost": 1.0},
+        "diagnoses": {"test_exact_cost": "new_point_refitted"},
     },
     "not_centred_error_by_hand": {
         "description": "by hand, the reconstruction error uses the trace of the uncentred "

@@ -173,3 +173,76 @@ def test_mistakes_are_recognised_by_the_judge(student):
         code, _, value = wrong[0]
         verdict = judge_exact(name, value, student)
         assert not verdict.ok and verdict.code == code, (name, verdict)
+
+
+# ----------------------------------------------------------------------------- the cost item
+COST = "ps5_new_point_cost"
+
+#: the cost numbers (n_train, l_keep) of the fixed ids, as drawn when written
+FIXED_COST = {"ada": (160, 5), "bob_lee": (480, 5), "42": (560, 9), "zoë": (320, 5)}
+
+
+@pytest.mark.parametrize("student", sorted(FIXED_COST))
+def test_fixed_ids_draw_the_stored_model_sizes(student):
+    n = variants.numbers(PS, student)
+    assert (n.n_train, n.l_keep) == FIXED_COST[student]
+    assert ps5.answers(n)[COST] == sp.Matrix([n.n_train, n.n_train * n.l_keep])
+
+
+def test_cost_candidates_are_distinct_models_far_from_the_textbooks():
+    lecture = ps5.LECTURE["cost"]
+    found = ps5.candidates()["cost"]
+    assert len(found) >= ps5.FAMILIES["cost"]
+    pairs = {(c["n_train"], c["l_keep"]) for c in found}
+    assert len(pairs) == len(found)
+    for size, kept in pairs:
+        assert 2 <= kept <= size - 1  # a centred n x n matrix has at most n - 1 components
+        assert size != lecture["n_train"] and size * kept != lecture["n_train"] * lecture["l_keep"]
+    assert len({size for size, _ in pairs}) >= 10 and len({kept for _, kept in pairs}) >= 5
+
+
+def _ids_for_cost(count: int) -> list[str]:
+    return _ids_covering("cost", count)
+
+
+@pytest.mark.parametrize("student", _ids_for_cost(40))
+def test_the_cost_is_graded_right_on_each_students_own_numbers(student):
+    from kpca_ref.grading.harness import judge_exact
+
+    n = variants.numbers(PS, student)
+    size, kept = int(n.n_train), int(n.l_keep)
+    right_ways = [
+        sp.Matrix([size, size * kept]),                               # Python ints
+        sp.Matrix([n.n_train, n.l_keep * n.n_train]),                 # sympy Integers
+        sp.Matrix([sp.Rational(2 * size, 2), sp.Rational(3 * size * kept, 3)]),
+        sp.ImmutableMatrix([[size], [size * kept]]),
+        sp.Matrix([sp.Mul(size, 1, evaluate=False), sp.Mul(size, kept, evaluate=False)]),
+    ]
+    for value in right_ways:
+        assert judge_exact(COST, value, student).ok, value
+    # someone else's numbers, the counts swapped, a float and the textbook's counts earn nothing
+    other = next(s for s in _ids_for_cost(40) if variants.numbers(PS, s).n_train != size)
+    wrong_ways = [ps5.answers(variants.numbers(PS, other))[COST],
+                  sp.Matrix([size * kept, size]), sp.Matrix([size, size]),
+                  sp.Matrix([size + 1, size * kept]), sp.Matrix([float(size), size * kept]),
+                  sp.Matrix([3, 6]), sp.Integer(size * kept)]
+    for value in wrong_ways:
+        verdict = judge_exact(COST, value, student)
+        assert not verdict.ok and verdict.code in (None, "float_not_exact"), (value, verdict)
+
+
+@pytest.mark.parametrize("student", _ids_for_cost(12))
+def test_the_costs_named_mistakes_are_named(student):
+    from kpca_ref.grading.harness import judge_exact
+
+    n = variants.numbers(PS, student)
+    size, kept = int(n.n_train), int(n.l_keep)
+    named = {
+        "new_point_refitted": sp.Matrix([(size + 1) ** 2, size * kept]),  # (n+1) x (n+1) again
+        "row_means_recomputed": sp.Matrix([size**2 + size, size * kept]),
+        "kernel_per_component": sp.Matrix([size * kept, size * kept]),
+    }
+    for code, value in named.items():
+        verdict = judge_exact(COST, value, student)
+        assert not verdict.ok and verdict.code == code, (code, verdict)
+        assert "k(x_i, x*)" in verdict.message
