@@ -90,9 +90,11 @@ def _sandboxed(api) -> bool:
 def grading_api(course: Course):
     """The ``NbGraderAPI`` that grades: its hand-in times are the course's records of when each
     hand-in was received (:mod:`kit.intake.received`), never the hand-in's ``timestamp.txt``."""
+    from kit.engines import gradebook_reuse as reuse
     from kit.intake.received import ReceivedTimeDirectory
 
     _one_blas_thread()
+    reuse.install()  # one engine per gradebook in this process (kit/engines/gradebook_reuse.py)
     return course.api(ReceivedTimeDirectory)
 
 
