@@ -37,6 +37,7 @@ maths pattern would search the rest of the text from it), and a source over
 
 from __future__ import annotations
 
+import functools
 import re
 from html.parser import HTMLParser
 
@@ -95,6 +96,23 @@ def sanitize_markdown(source: str) -> str:
     >>> sanitize_markdown("Since $a<b$, <b>yes</b> & no")
     'Since $a\\\\lt b$, &lt;b>yes&lt;/b> & no'
     """
+    if isinstance(source, str) and len(source) <= CACHED_LENGTH:
+        return _sanitize_known(source)
+    return _sanitize(source)
+
+
+#: markdown sources up to this length (characters) are remembered with their result: the
+#: lesson's cells are the same in every hand-in of a problem set, and sanitising them anew
+#: cost a grading process about 0.1 CPU s a notebook (at most 1,024 kept: ~16 MB)
+CACHED_LENGTH = 8_000
+
+
+@functools.lru_cache(maxsize=1024)
+def _sanitize_known(source: str) -> str:
+    return _sanitize(source)
+
+
+def _sanitize(source: str) -> str:
     source = neutralise_mathjax(source)
     source = _DANGEROUS_SCHEME.sub(lambda m: m.group(1) + "\u200b" + m.group(2) + ":", source)
     source = _unclosed_environments(source)

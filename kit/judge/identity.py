@@ -21,6 +21,7 @@ annotated assignment, ``os.environ``), and from the string literals the cells as
 from __future__ import annotations
 
 import ast
+import functools
 
 __all__ = ["Identity", "kernel_ids", "numbers_text", "typed_ids"]
 
@@ -89,18 +90,28 @@ def typed_ids(nb) -> set[str]:
         meta = _meta(cell)
         if cell.cell_type != "code" or meta.get("grade") or "STUDENT_ID" not in cell.source:
             continue
-        try:
-            tree = ast.parse(cell.source)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            tree = None
-        for node in (tree.body if tree is not None else []):
-            targets = node.targets if isinstance(node, ast.Assign) else [
-                node.target] if isinstance(node, ast.AnnAssign) else []
-            value = getattr(node, "value", None)
-            if (isinstance(value, ast.Constant) and isinstance(value.value, str)
-                    and any(isinstance(t, ast.Name) and t.id == "STUDENT_ID" for t in targets)):
-                found.add(value.value.strip())
+        found |= _typed_in(cell.source)
     return found
+
+
+@functools.lru_cache(maxsize=64)
+def _typed_in(source: str) -> frozenset[str]:
+    """:func:`typed_ids` of one cell's source. Cached: the numbers cell that names
+    ``STUDENT_ID`` holds the candidate table (14 to 68 KB), the same in every hand-in of a
+    problem set, and parsing it cost the judge about 0.1 CPU s a notebook."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return frozenset()
+    found = set()
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [
+            node.target] if isinstance(node, ast.AnnAssign) else []
+        value = getattr(node, "value", None)
+        if (isinstance(value, ast.Constant) and isinstance(value.value, str)
+                and any(isinstance(t, ast.Name) and t.id == "STUDENT_ID" for t in targets)):
+            found.add(value.value.strip())
+    return frozenset(found)
 
 
 def kernel_ids(nb, key: str = "ids") -> set[str]:
