@@ -134,9 +134,9 @@ def test_a_map_fitted_to_the_points_feedback_shows_earns_nothing(text):
     fitted = ("map", [delta(a) + k(a, b) * delta(b) for a, b in pairs])
     kernel = certificate_kernel(fitted, d)
     assert all(sp.N(kernel(a, b) - k(a, b), 30) == 0 for a, b in pairs)
-    start = time.perf_counter()
+    start = time.process_time()  # CPU: the machine may be busy with other work
     assert not judge_answer(decode(encode(fitted)), text, "k", b"secret").ok
-    assert time.perf_counter() - start < 2.1
+    assert time.process_time() - start < 2.1
 
 
 @pytest.mark.parametrize(("text", "proof"), [
@@ -207,9 +207,9 @@ def _bogus():
 def test_bogus_witnesses_and_certificates_are_refused_quickly():
     slow = []
     for answer, text in _bogus():
-        start = time.perf_counter()
+        start = time.process_time()  # CPU, not wall: a busy machine stretches wall time
         verdict = judge_answer(decode(encode(answer)), text, "k", b"secret")
-        spent = time.perf_counter() - start
+        spent = time.process_time() - start
         assert not verdict.ok, (answer, text)
         if spent > 2.1:
             slow.append((text, round(spent, 2)))
