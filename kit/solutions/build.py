@@ -123,13 +123,15 @@ def _page(nb, ps: str) -> str:
 def _build(course: Course, ps: str, student: str, form: str, sched, when, source_nb, release_nb,
            kernel: str | None) -> tuple[Outcome, str]:
     """One student's solution, run, checked and written: ``(outcome, page)``."""
-    nb, kinds = notebook.solution_notebook(source_nb, student)
+    with notebook.PARSING:  # one thread parses at a time (CPython 3.11's ast, gh-106905)
+        nb, kinds = notebook.solution_notebook(source_nb, student)
     nb = notebook.run(nb, student, kernel=kernel)
     if form == ANSWERS:
         if release_nb is None:
             raise ValueError(f"{ps} has no release to take the code cells from: "
                              f"python -m kit.release {ps}")
-        nb = notebook.answers_only(nb, kinds, release_nb)
+        with notebook.PARSING:
+            nb = notebook.answers_only(nb, kinds, release_nb)
     text, page = nbformat.writes(nb), _page(nb, ps)
     found = leaks([text, page], course.root, source_nb)
     if found:

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import ast
 import copy
+import functools
 import os
 import re
 import tempfile
+import threading
 
 from kit.judge.plan import planned_entries
 
@@ -62,7 +64,7 @@ def cell_kinds(nb) -> list[tuple[str, list[str], str | None]]:
         if cell.cell_type != "code":
             kinds.append((CODE, [], gid))
             continue
-        tree = ast.parse(_MARKER.sub("", cell.source))
+        tree = _parse(_MARKER.sub("", cell.source))
         defined = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
         assigned = [t.id for n in tree.body if isinstance(n, (ast.Assign, ast.AnnAssign))
                     for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
@@ -146,11 +148,31 @@ def run(nb, student: str, kernel: str | None = None, timeout: int = 120):
 def _references(cell, names: set) -> bool:
     if cell.cell_type != "code" or not names:
         return False
+    used = _names_used(cell.source)
+    return used is None or not used.isdisjoint(names)
+
+
+#: solutions are built on several threads, and CPython 3.11's ``ast.parse`` is not safe on
+#: two threads at once ("AST constructor recursion depth mismatch", CPython gh-106905): the
+#: builders hold it around every step that parses (:func:`solution_notebook`,
+#: :func:`answers_only`, which also parse through :mod:`kit.judge.plan`)
+PARSING = threading.RLock()
+
+
+def _parse(source: str) -> ast.Module:
+    with PARSING:
+        return ast.parse(source)
+
+
+@functools.lru_cache(maxsize=256)
+def _names_used(source: str) -> frozenset[str] | None:
+    """The names a cell's code reads or writes (``None``: it does not parse); cached, as the
+    cells are the same for every student of a problem set (the numbers cell is 14-68 KB)."""
     try:
-        tree = ast.parse(cell.source)
+        tree = _parse(source)
     except SyntaxError:
-        return True
-    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(tree))
+        return None
+    return frozenset(n.id for n in ast.walk(tree) if isinstance(n, ast.Name))
 
 
 def answers_only(nb, kinds, release_nb):

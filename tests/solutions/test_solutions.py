@@ -70,6 +70,31 @@ def exchange_env(exchange):
             os.environ["KPCA_EXCHANGE"] = before
 
 
+@contextmanager
+def parsing_one_thread_at_a_time():
+    """Fail a builder thread that parses code without holding ``notebook.PARSING``: CPython
+    3.11's ``ast.parse`` on two threads at once raised "AST constructor recursion depth
+    mismatch" and lost the whole release. Yields the list of the threads' parses."""
+    import ast
+    import threading
+
+    from kit.solutions import notebook
+
+    real, seen = ast.parse, []
+
+    def guarded(*args, **kwargs):
+        if threading.current_thread() is not threading.main_thread():
+            assert notebook.PARSING._is_owned(), "a builder thread parsed without the lock"
+            seen.append(threading.current_thread().name)
+        return real(*args, **kwargs)
+
+    ast.parse = guarded
+    try:
+        yield seen
+    finally:
+        ast.parse = real
+
+
 @pytest.fixture(scope="module")
 def term(tmp_path_factory, released_ps1):
     tmp = tmp_path_factory.mktemp("solutions")
@@ -98,9 +123,10 @@ def term(tmp_path_factory, released_ps1):
         "</main></body></html>", encoding="utf-8")
     # the instructor accepts cy's exemption (--late-open): without it cy gets nothing and the
     # code waits (test_an_exempt_student_gets_nothing_and_the_code_waits_for_her)
-    with exchange_env(exchange):
+    with exchange_env(exchange), parsing_one_thread_at_a_time() as parsed_off_main:
         day_after = release_solutions(course, PS, ["ada", "bob", "cy"], now=DUE + dt.timedelta(days=1),
                                       hub=True, roster=roster, workers=2, late_open=True)
+    assert parsed_off_main, "the builders' threads parsed nothing: the guard below saw nothing"
     after_all = release_solutions(course, PS, [MARKUP], now=DUE + dt.timedelta(days=3), roster=roster,
                                   late_open=True)
     return {"course": course, "roster": roster, "exchange": exchange, "home": home, "ada": ada,
