@@ -12,13 +12,15 @@ engine per database URL, and check the tables with one query. Nothing else chang
 - every ``Gradebook`` still opens its own session and, on ``close()``, still disposes of the
   engine's pooled connections, so no connection stays open between two uses and a database
   file replaced in the meantime (a fresh demo) is opened anew;
-- the tables are created exactly as before when one is missing;
+- the tables are created exactly as before when one is missing, and a new gradebook gets
+  the version nbgrader's alembic gives (asked once per process, not once per gradebook);
 - it is installed by the kit's grading processes only (:func:`kit.engines.job.grading_api`);
   stock ``nbgrader`` commands run without it.
 """
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections import OrderedDict
 
@@ -72,6 +74,9 @@ def install() -> None:
         from nbgrader import api
 
         api.create_engine = _cached_engine(api.create_engine)
+        # a new gradebook runs ``alembic heads`` (a 1.5 CPU s subprocess) for a version that
+        # the installed nbgrader fixes: ask once per process
+        api.get_alembic_version = functools.cache(api.get_alembic_version)
         api.Base.metadata.create_all = _one_query_create_all(api.Base.metadata,
                                                              api.Base.metadata.create_all)
         _installed = True
@@ -86,6 +91,7 @@ def uninstall() -> None:
         from nbgrader import api
 
         api.create_engine = api.create_engine.__wrapped__
+        api.get_alembic_version = api.get_alembic_version.__wrapped__
         del api.Base.metadata.create_all  # the class's own method again
         while _engines:
             _engines.popitem()[1].dispose()
