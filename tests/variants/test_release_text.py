@@ -71,6 +71,8 @@ def release_text(ps: str) -> str:
 
 def stated(pattern: str, text: str) -> bool:
     """``pattern`` occurs in ``text`` as a whole (no digit, point or slash runs on)."""
+    if pattern not in text:  # the search below needs it as it is: most patterns stop here
+        return False
     return re.search(r"(?<![\d./])" + re.escape(pattern) + r"(?![\d/])", text) is not None
 
 
