@@ -73,3 +73,58 @@ def handin_functions(assignment: str, cells: dict[str, str]) -> dict:
 def handins(assignment: str) -> dict[str, dict[str, str]]:
     """``{name: answer cells}`` of the hand-ins of ``assignment``, the solution included."""
     return {"solution": {}, **{name: v["cells"] for name, v in variants(assignment).items()}}
+
+
+def _bound_names(code: str) -> set[str] | None:
+    """The names a hand-in's answer cell binds at top level, or ``None`` when the cell does
+    more than define functions and import (a statement that runs something, a decorator, a
+    class body) or does not parse: such a cell may change what any function does."""
+    import ast
+
+    try:
+        tree = ast.parse(solution_text(code))
+    except (SyntaxError, ValueError):
+        return None
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and not node.decorator_list:
+            names.add(node.name)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)):
+            return None
+    return names
+
+
+def _global_names(fn, namespace: dict) -> set[str]:
+    """Every name ``fn`` may read from the notebook's namespace, through the notebook's own
+    functions it may call (a superset: attribute names count too)."""
+    seen: set[str] = set()
+    todo = [fn.__code__]
+    while todo:
+        code = todo.pop()
+        todo += [c for c in code.co_consts if hasattr(c, "co_names")]
+        for name in code.co_names:
+            if name not in seen:
+                seen.add(name)
+                other = namespace.get(name)
+                if callable(other) and hasattr(other, "__code__"):
+                    todo.append(other.__code__)
+    return seen
+
+
+def as_in_the_solution(assignment: str, cells: dict[str, str], fname: str,
+                       solution: dict) -> bool:
+    """Whether the hand-in's ``fname`` is the solution's own, in code and in everything it
+    reads: the hand-in's cells only define functions and import, and none of the names they
+    bind is ``fname`` or a name ``fname`` may reach. Its grading is then the solution's."""
+    bound: set[str] = set()
+    for code in cells.values():
+        names = _bound_names(code)
+        if names is None:
+            return False
+        bound |= names
+    fn = solution.get(fname)
+    if fn is None:
+        return False
+    return fname not in bound and bound.isdisjoint(_global_names(fn, fn.__globals__))
