@@ -90,8 +90,10 @@ def uninstall() -> None:
             return
         from nbgrader import api
 
-        api.create_engine = api.create_engine.__wrapped__
-        api.get_alembic_version = api.get_alembic_version.__wrapped__
+        # what install() wrapped (unless something has replaced it since: then leave that)
+        api.create_engine = getattr(api.create_engine, "__wrapped__", api.create_engine)
+        api.get_alembic_version = getattr(api.get_alembic_version, "__wrapped__",
+                                          api.get_alembic_version)
         del api.Base.metadata.create_all  # the class's own method again
         while _engines:
             _engines.popitem()[1].dispose()
