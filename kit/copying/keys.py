@@ -22,8 +22,8 @@ from dataclasses import dataclass
 import nbformat
 import sympy as sp
 
-from kit.course import JUDGE_KEY, Course
-from kit.judge.cells import is_test_cell
+from kit.course import Course
+from kit.judge.cells import judge_records
 
 #: a value that is the key of this share of variants or more is everyone's key: never listed
 DISTINCTIVE = 0.05
@@ -57,16 +57,11 @@ def recorded_answers(path) -> dict | None:
     except Exception:  # noqa: BLE001 - nbformat raises many types for a broken file
         return None
     found, seen = {}, False
-    for cell in nb.cells:
-        if not is_test_cell(cell):
-            continue
-        for out in cell.get("outputs", []):
-            record = (out.get("metadata") or {}).get(JUDGE_KEY) if out.get(
-                "output_type") == "execute_result" else None
-            if isinstance(record, dict) and isinstance(record.get("answers"), dict):
-                seen = True
-                found.update({current_name(k): v for k, v in record["answers"].items()
-                              if isinstance(k, str) and v is not None})
+    for record in judge_records(nb):
+        if isinstance(record.get("answers"), dict):
+            seen = True
+            found.update({current_name(k): v for k, v in record["answers"].items()
+                          if isinstance(k, str) and v is not None})
     return found if seen else None
 
 

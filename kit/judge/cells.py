@@ -8,7 +8,8 @@ import re
 
 from kit.course import JUDGE_KEY
 
-__all__ = ["JUDGE_KEY", "grader_notes", "is_student_code", "is_test_cell", "visible_error"]
+__all__ = ["JUDGE_KEY", "grader_notes", "is_student_code", "is_test_cell", "judge_records",
+           "visible_error"]
 
 #: key of the metadata of the judge's score output in a test cell (``kit.judge.score``):
 #: ``{"diagnoses": [code, ...]}`` (and ``"other_ids"`` with ``wrong_student_id``), what the
@@ -27,6 +28,22 @@ def is_test_cell(cell) -> bool:
     """An auto-graded test cell: code, ``grade`` and not ``solution``."""
     return cell.cell_type == "code" and bool(_meta(cell).get("grade")) and not _meta(cell).get(
         "solution")
+
+
+def judge_records(nb) -> list[dict]:
+    """The judge's records (:data:`JUDGE_KEY`) on the score outputs of the test cells: only
+    the judge writes a test cell's outputs, and the record is metadata, never text the
+    student's code could have printed or raised."""
+    found = []
+    for cell in nb.cells:
+        if not is_test_cell(cell):
+            continue
+        for out in cell.get("outputs", []):
+            record = (out.get("metadata") or {}).get(JUDGE_KEY) if out.get(
+                "output_type") == "execute_result" else None
+            if isinstance(record, dict):
+                found.append(record)
+    return found
 
 
 def is_student_code(cell) -> bool:

@@ -101,21 +101,10 @@ def parts_of(course: Course, assignment: str) -> list[Part]:
 
 
 def _judge_records(nb) -> list[dict]:
-    """The judge's records (:data:`kit.judge.cells.JUDGE_KEY`) on the score outputs of the test
-    cells: only the judge writes a test cell's outputs, and the record is metadata, never
-    text the student's code could have printed or raised."""
-    from kit.judge.cells import JUDGE_KEY, is_test_cell
+    """The judge's records on the test cells' score outputs (:func:`kit.judge.cells.judge_records`)."""
+    from kit.judge.cells import judge_records
 
-    found = []
-    for cell in nb.cells:
-        if not is_test_cell(cell):
-            continue
-        for out in cell.get("outputs", []):
-            record = (out.get("metadata") or {}).get(JUDGE_KEY) if out.get(
-                "output_type") == "execute_result" else None
-            if isinstance(record, dict):
-                found.append(record)
-    return found
+    return judge_records(nb)
 
 
 def notebook_diagnoses(path) -> set[str]:
