@@ -19,6 +19,7 @@ from kit.course import ASSIGNMENTS, Course
 from kit.engines.job import Outcome, cell_scores
 from kit.gradebook.export import GRADED, current_marks, max_points
 from kit.gradebook.hand_grades import Marks
+from kit.judge.cells import judge_records
 
 DIAGNOSIS_CODE = re.compile(r"[a-z_]{1,40}")
 _POINTS = re.compile(r"\s*\(\s*[\d.]+\s+points?\s*\)\s*$")
@@ -100,17 +101,10 @@ def parts_of(course: Course, assignment: str) -> list[Part]:
     return found
 
 
-def _judge_records(nb) -> list[dict]:
-    """The judge's records on the test cells' score outputs (:func:`kit.judge.cells.judge_records`)."""
-    from kit.judge.cells import judge_records
-
-    return judge_records(nb)
-
-
 def notebook_diagnoses(path) -> set[str]:
     """The diagnosis codes the judge recorded for a graded notebook's test cells."""
     nb = nbformat.read(path, as_version=4)
-    return {code for record in _judge_records(nb) for code in record.get("diagnoses", [])
+    return {code for record in judge_records(nb) for code in record.get("diagnoses", [])
             if isinstance(code, str) and DIAGNOSIS_CODE.fullmatch(code)}
 
 
@@ -134,7 +128,7 @@ def wrong_ids(course: Course, outcomes: list[Outcome]) -> list[tuple[str, str, s
         path = course.notebook("autograded", o.assignment, o.student)
         if o.status not in GRADED or not path.exists():
             continue
-        records = _judge_records(nbformat.read(path, as_version=4))
+        records = judge_records(nbformat.read(path, as_version=4))
         if any("wrong_student_id" in r.get("diagnoses", []) for r in records):
             others = {str(i) for r in records for i in r.get("other_ids", [])} - {o.student, ""}
             found.append((o.student, o.assignment, ", ".join(sorted(others)) or "?"))
