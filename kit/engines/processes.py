@@ -1,16 +1,17 @@
 """Grading processes for ``kit.autograde``: one job at a time each, and none is ever lost.
 
-:func:`run_jobs` hands jobs to ``n`` worker processes (``spawn``ed, so each has its own
-nbgrader and kernels) and yields each job with its result as it arrives. Unlike a
+:func:`run_jobs` hands jobs to ``n`` worker processes (forked from a fork server that has
+imported the grader once, :func:`_context`; each has its own nbgrader and kernels) and
+yields each job with its result as it arrives. Unlike a
 ``multiprocessing.Pool``, it notices a worker that dies in the middle of a job (``kill -9``,
 the out-of-memory killer): that job alone yields :class:`Died`, a fresh worker takes the
 next job, and the run goes on.
 
 Signals: workers ignore Ctrl-C (SIGINT goes to the whole process group); the calling process
 gets the ``KeyboardInterrupt`` and, leaving :func:`run_jobs`, stops every worker. A worker
-whose parent is gone (``kill -9`` of the grader) stops by itself within
-:data:`WATCH_INTERVAL` seconds; each kernel's sandbox wrapper (:mod:`kit.sandbox.wrapper`) in turn
-stops its kernel once that worker is gone.
+whose grader is gone (``kill -9``) stops by itself at once: it holds the read end of a pipe
+whose only write end is the grader's, and sees it close; each kernel's sandbox wrapper
+(:mod:`kit.sandbox.wrapper`) in turn stops its kernel once that worker is gone.
 """
 
 from __future__ import annotations
@@ -23,10 +24,11 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass
+from multiprocessing import forkserver, reduction
 from multiprocessing.connection import wait
 
-#: Seconds between two checks, in a worker, that the grader is still alive.
-WATCH_INTERVAL = 0.25
+#: The fork server's preload (:mod:`kit.engines.warm`): the grader, imported once.
+PRELOAD = "kit.engines.warm"
 
 
 @dataclass
@@ -36,15 +38,46 @@ class Died:
     how: str
 
 
-def _watch_parent(parent: int) -> None:
-    while os.getppid() == parent:
-        time.sleep(WATCH_INTERVAL)
+def _watch_life(life) -> None:
+    try:
+        life.recv_bytes()  # nothing is ever sent: this returns when the grader's end closes
+    except (EOFError, OSError):
+        pass
     os._exit(1)  # the grader is gone; this worker's kernels stop when it does
 
 
-def _worker_main(conn, parent: int, init, initargs, job_fn) -> None:
+class _Fd:
+    """One of the grader's file descriptors, handed to a worker (its standard output and
+    error: a worker forked from the fork server would otherwise keep the server's)."""
+
+    def __init__(self, fd: int):
+        self.fd = fd
+
+    def __reduce__(self):
+        return _fd_in_child, (reduction.DupFd(self.fd),)
+
+
+def _fd_in_child(dup) -> int:
+    return dup.detach()
+
+
+def _take_over(stdio, environ: dict, cwd: str) -> None:
+    """The grader's standard output and error, environment and working folder, as of when
+    this worker was started (a spawned worker inherited them; a forked one has the fork
+    server's, from when that started)."""
+    for target, fd in zip((1, 2), stdio):
+        if fd != target:
+            os.dup2(fd, target)
+            os.close(fd)
+    os.environ.clear()
+    os.environ.update(environ)
+    os.chdir(cwd)
+
+
+def _worker_main(conn, life, stdio, environ, cwd, init, initargs, job_fn) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    threading.Thread(target=_watch_life, args=(life,), daemon=True).start()
+    _take_over(stdio, environ, cwd)
     init(*initargs)
     try:
         while True:
@@ -89,10 +122,11 @@ def _no_sigint():
 
 
 class _Worker:
-    def __init__(self, ctx, init, initargs, job_fn):
+    def __init__(self, ctx, life, init, initargs, job_fn):
         self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_worker_main, daemon=True,
-                                args=(child, os.getpid(), init, initargs, job_fn))
+        self.proc = ctx.Process(target=_worker_main, daemon=True, args=(
+            child, life, (_Fd(1), _Fd(2)), dict(os.environ), os.getcwd(), init, initargs,
+            job_fn))
         with _no_sigint():  # inherited by the child: a Ctrl-C cannot hit its start-up
             self.proc.start()
         child.close()
@@ -121,6 +155,22 @@ def _stop(workers, grace: float = 2.0) -> None:
         w.conn.close()
 
 
+def _context():
+    """``multiprocessing``'s fork server, with the grader preloaded (:mod:`kit.engines.warm`).
+
+    One server per grading process, started on first use: each worker is forked from it,
+    warm, instead of starting Python and importing the grader again (about 2.5 CPU s a
+    worker, paid again by every run in one process and by every worker that replaces a dead
+    one). The preload adds to what another user of the server in this process (the check
+    service's judges) asked for.
+    """
+    ctx = mp.get_context("forkserver")
+    wanted = list(forkserver._forkserver._preload_modules)
+    if PRELOAD not in wanted:
+        ctx.set_forkserver_preload([*wanted, PRELOAD])
+    return ctx
+
+
 def run_jobs(jobs, n: int, init, initargs, job_fn):
     """Yield ``(job, result)`` for every job, ``result`` being ``job_fn(job)`` or :class:`Died`.
 
@@ -128,11 +178,13 @@ def run_jobs(jobs, n: int, init, initargs, job_fn):
     module-level functions. Leaving the generator early (an exception, Ctrl-C) stops all
     workers at once.
     """
-    ctx = mp.get_context("spawn")
+    ctx = _context()
     todo = deque(jobs)
     if not todo:
         return
-    workers = [_Worker(ctx, init, initargs, job_fn) for _ in range(max(1, min(n, len(todo))))]
+    # the workers' life line: they hold its read end and stop when the grader's end closes
+    life_r, life_w = ctx.Pipe(duplex=False)
+    workers = [_Worker(ctx, life_r, init, initargs, job_fn) for _ in range(max(1, min(n, len(todo))))]
     try:
         while True:
             for w in workers:
@@ -159,7 +211,7 @@ def run_jobs(jobs, n: int, init, initargs, job_fn):
                     w.conn.close()
                     workers.remove(w)
                     if todo:
-                        workers.append(_Worker(ctx, init, initargs, job_fn))
+                        workers.append(_Worker(ctx, life_r, init, initargs, job_fn))
                 yield job, result[0]
     finally:
         with _no_sigint():  # a second Ctrl-C waits for the workers to be stopped
@@ -170,3 +222,5 @@ def run_jobs(jobs, n: int, init, initargs, job_fn):
                     except OSError:
                         pass
             _stop(workers)
+            life_w.close()
+            life_r.close()
