@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -138,3 +139,22 @@ def test_a_process_that_graded_before_still_gets_the_reuse_tests_their_own_way(t
     finally:
         nbapi.get_alembic_version = getattr(real, "__wrapped__", real)
 
+
+
+def test_the_alembic_head_read_in_process_is_the_one_alembic_heads_prints(monkeypatch):
+    """``Course.api`` lets nbgrader read its schema's version through alembic's Python API
+    (once per process) instead of an ``alembic heads`` subprocess for every new gradebook."""
+    from kit.course import read_alembic_head_in_process
+
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    stock = nbapi.get_alembic_version  # nbgrader's own, whatever this process wrapped it in
+    while hasattr(stock, "__wrapped__"):
+        stock = stock.__wrapped__
+    monkeypatch.setattr(nbapi, "get_alembic_version", stock)
+    read_alembic_head_in_process()
+    assert nbapi.get_alembic_version is not stock
+    read_alembic_head_in_process()  # idempotent: not wrapped twice
+    assert nbapi.get_alembic_version.__wrapped__ is stock
+    head = nbapi.get_alembic_version()
+    assert re.fullmatch(r"[0-9a-f]{12}", head)
+    assert head == stock(), "the in-process head differs from `alembic heads`"
