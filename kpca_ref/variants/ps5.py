@@ -89,13 +89,25 @@ def _poly_gram(n) -> tuple[sp.Matrix, sp.Matrix]:
     return K, _column(k(n.x_new, x) for x in xs)
 
 
-def answers(n) -> dict:
-    """The exact answers of one student's numbers ``n``."""
+def _fits(n) -> tuple:
+    """``(K, mu, alpha, K_train, k_new, Kc, mu_poly, alpha_poly)``: the two exact fits of one
+    student's numbers, which the answers and the mistakes share (each fit is an exact
+    eigendecomposition, the costly part of both)."""
     K = n.K_hat
     mu, alpha = kpca_fit(K, COMPONENTS)
     K_train, k_new = _poly_gram(n)
     Kc = centre_kernel(K_train)
     mu_poly, alpha_poly = kpca_fit(Kc, COMPONENTS)
+    return K, mu, alpha, K_train, k_new, Kc, mu_poly, alpha_poly
+
+
+def answers(n) -> dict:
+    """The exact answers of one student's numbers ``n``."""
+    return _answers(n, _fits(n))
+
+
+def _answers(n, fits) -> dict:
+    K, mu, alpha, K_train, k_new, Kc, mu_poly, alpha_poly = fits
     return {
         "ps5_3pt_eigenvalues": _column(eigvals_exact(K)),
         "ps5_3pt_alpha": sp.Matrix(alpha),
@@ -152,13 +164,10 @@ _PER_COMPONENT = ("this evaluates the kernel values again for every component: t
 
 def mistakes(n) -> dict:
     """Values the classic mistakes of the notes give on these numbers."""
-    K = n.K_hat
-    mu, alpha = kpca_fit(K, COMPONENTS)
+    fits = _fits(n)
+    K, mu, alpha, K_train, k_new, Kc, mu_poly, alpha_poly = fits
     units = sp.Matrix(K.rows, COMPONENTS, lambda i, j: sp.nsimplify(alpha[i, j] * sp.sqrt(mu[j])))
-    K_train, k_new = _poly_gram(n)
-    Kc = centre_kernel(K_train)
-    mu_poly, alpha_poly = kpca_fit(Kc, COMPONENTS)
-    right = answers(n)
+    right = _answers(n, fits)
     new = right["ps5_new_point_scores"]
     return {
         "ps5_3pt_eigenvalues": [
