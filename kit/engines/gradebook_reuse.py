@@ -14,6 +14,7 @@ engine per database URL, and check the tables with one query. Nothing else chang
   file replaced in the meantime (a fresh demo) is opened anew;
 - the tables are created exactly as before when one is missing, and a new gradebook gets
   the version nbgrader's alembic gives (asked once per process, not once per gradebook);
+- an in-memory SQLite database is never shared: each of its engines is a database of its own;
 - it is installed by the kit's grading processes only (:func:`kit.engines.job.grading_api`);
   stock ``nbgrader`` commands run without it.
 """
@@ -32,8 +33,23 @@ _engines: OrderedDict = OrderedDict()
 _installed = False
 
 
+def _in_memory(url) -> bool:
+    """Whether ``url`` names an in-memory SQLite database: each engine of one is a database
+    of its own (two ``Gradebook("sqlite:///:memory:")`` are two gradebooks), never shared."""
+    from sqlalchemy.engine import make_url
+
+    try:
+        url = make_url(url)
+    except Exception:  # noqa: BLE001 - not a URL we can read: not shared
+        return True
+    return url.get_backend_name() == "sqlite" and (
+        not url.database or ":memory:" in url.database or url.query.get("mode") == "memory")
+
+
 def _cached_engine(original):
     def create_engine(url, *args, **kwargs):
+        if _in_memory(url):
+            return original(url, *args, **kwargs)
         key = (str(url), args, tuple(sorted(kwargs.items())))
         with _lock:
             engine = _engines.pop(key, None)

@@ -158,3 +158,15 @@ def test_the_alembic_head_read_in_process_is_the_one_alembic_heads_prints(monkey
     head = nbapi.get_alembic_version()
     assert re.fullmatch(r"[0-9a-f]{12}", head)
     assert head == stock(), "the in-process head differs from `alembic heads`"
+
+
+def test_two_in_memory_gradebooks_stay_two_databases(reusing):
+    one, two = nbapi.Gradebook("sqlite:///:memory:"), nbapi.Gradebook("sqlite://")
+    three = nbapi.Gradebook("sqlite:///:memory:")
+    try:
+        one.add_student("ada")
+        assert not two.students and not three.students, "an in-memory gradebook was shared"
+        assert len({id(one.engine), id(two.engine), id(three.engine)}) == 3
+    finally:
+        for gb in (one, two, three):
+            gb.close()
