@@ -7,7 +7,8 @@ than cores, so that one group's waits are another's computing; no group holds so
 computing that one process (one core) alone would outlast the rest:
 
 - ``grading``: everything that reads the demo class or the prepared hand-ins (the session
-  fixtures ``demo_run`` and ``graded``, which grade each of them once per run);
+  fixtures ``demo_run`` and ``graded``, which grade each of them once per run), and
+  nbgrader's own tests run with the kit's changes (the group that ends first);
 - ``variants``: the variants (about 200 CPU s), and ``tables``: the grading tables, the
   reference implementation and its doctests (about 180 CPU s; together they were one
   process of 377 CPU s). They only compute: they run at a lower priority, :data:`NICE`,
@@ -41,7 +42,9 @@ ROOT = Path(__file__).resolve().parent.parent
 #: uses one core at most, so none of them holds much more than the variants' 200 CPU s
 GROUPS = {
     "grading": ["tests/notebooks", "tests/pipeline/test_pipeline.py",
-                "tests/pipeline/test_demo_term.py"],
+                "tests/pipeline/test_demo_term.py",
+                # nbgrader's own tests in a pytest of their own: this group ends first
+                "tests/engines/test_nbgrader_own_tests.py"],
     "variants": ["tests/variants"],
     "tables": ["tests/grading", "tests/ref", "tests/sklearn_dropin", "kpca_ref", "kpca_probe"],
     "attacks": ["tests/integrity", "tests/sandbox"],
