@@ -5,9 +5,9 @@ The suite is bound by the machine's two cores, not by waiting, so wall-clock dur
 as long as one that computes. This plugin charges each test (its set-up, call and tear-down,
 so a session fixture is charged to its first user) with the CPU time of the pytest process
 and all its descendants: its own, that of the children it has waited for, and that of the
-descendants still alive (read from ``/proc``). A child that exits and is waited for moves
-from the third sum to the second, so nothing is counted twice. What a process re-parented
-away from the test (a daemon) spends is not seen.
+descendants still alive with what each has reaped (read from ``/proc``). A child that exits
+and is waited for moves from the third sum to the second, so nothing is counted twice. What
+a process re-parented away from the test (a daemon) spends is not seen.
 
 At the end the files that took the most CPU are printed, with their wall time beside; with
 ``KPCA_CPU_PROFILE=<file>`` every test's figures are also written there as tab-separated lines.
@@ -52,7 +52,10 @@ def _live_descendants_cpu() -> float:
                 fields = f.read().rsplit(b")", 1)[1].split()
         except OSError:
             continue
-        total += (int(fields[11]) + int(fields[12])) / _TICK  # utime, stime
+        # utime, stime, and cutime, cstime: what it reaped (a long-lived descendant, such as
+        # the grading processes' fork server, reaps many; when it is reaped itself, all of
+        # it moves into this process's children's time, so nothing is counted twice)
+        total += sum(int(x) for x in fields[11:15]) / _TICK
     return total
 
 
