@@ -20,6 +20,7 @@ import contextlib
 import multiprocessing as mp
 import os
 import signal
+import tempfile
 import threading
 import time
 from collections import deque
@@ -71,6 +72,7 @@ def _take_over(stdio, environ: dict, cwd: str) -> None:
             os.close(fd)
     os.environ.clear()
     os.environ.update(environ)
+    tempfile.tempdir = None  # chosen again from this TMPDIR, not the one the server had
     os.chdir(cwd)
 
 

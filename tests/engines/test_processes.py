@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -31,6 +32,7 @@ def _what_the_worker_has(job):
     if job == "die":
         os._exit(3)
     return {"job": job, "env": os.environ.get("KPCA_TEST_WORKER_ENV"), "cwd": os.getcwd(),
+            "tmp": tempfile.gettempdir(),
             "warm": "nbgrader.api" in sys.modules and "kit.judge.preprocessors" in sys.modules,
             "pid": os.getpid()}
 
@@ -44,9 +46,12 @@ def test_each_run_gives_its_workers_the_graders_environment_and_folder(tmp_path,
     assert {r["env"] for r in first.values()} == {None}
     monkeypatch.setenv("KPCA_TEST_WORKER_ENV", "set after the server started")
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
     second = _run(["c", "d"])
     assert {r["env"] for r in second.values()} == {"set after the server started"}
     assert {r["cwd"] for r in second.values()} == {str(tmp_path)}
+    assert {r["tmp"] for r in second.values()} == {str(tmp_path / "tmp")}
     # warm: forked from the server, which imported the grader (kit.engines.warm)
     assert all(r["warm"] for r in [*first.values(), *second.values()])
     monkeypatch.delenv("KPCA_TEST_WORKER_ENV")
