@@ -4,7 +4,9 @@ A synthetic class (students drawn in turn from the demo class's hand-ins, rename
 twice in the same run of this script:
 
 - (a) local grading (``kit.autograde.grade_class``, ``--processes`` grading processes, sqlite),
-  in a process of its own;
+  in a process of its own; then the first half of the class alone, in a course of its own,
+  which splits local grading's CPU into a run's start and each notebook's share (the
+  projection to a large class counts the start once);
 - (b) on a Dask cluster of this machine started as ``dask scheduler`` and ``dask worker``
   would be (separate processes, ``--processes`` one-thread workers, each with its own
   temporary root), this process being the client, into a throwaway PostgreSQL 15 server
@@ -200,6 +202,16 @@ def main() -> int:
     lay_class(a, roster)
     notebooks = sum(len(w) for w in roster.values())
     local_wall, local_cpu, local = grade_locally(a.root, args.ps, args.processes, root)
+    # the first half of the class alone, in a course of its own: a run's start and each
+    # notebook's share of local grading's CPU (the projection to a large class)
+    half = copy_course(root / "half", args.ps)
+    if release(half, args.ps):
+        return 1
+    lay_class(half, dict(list(roster.items())[: max(1, args.students // 2)]))
+    (root / "half-run").mkdir()
+    _, half_cpu, half_outcomes = grade_locally(half.root, args.ps, args.processes,
+                                               root / "half-run")
+    half_graded = sum(1 for o in half_outcomes if o[2] == "graded")
 
     with contextlib.ExitStack() as stack:
         url, db_pids = args.db, []
@@ -232,7 +244,8 @@ def main() -> int:
                  steady_scheduler_cpu=steady["scheduler"], steady_db_cpu=steady["database"],
                  idle_seconds=IDLE_SECONDS, scheduler_idle_cpu=run["idle"]["scheduler"],
                  scheduler_alone_cpu=run["idle"]["scheduler_alone"],
-                 sqlite_rate=sqlite_rate, pg_rate=pg_rate, batch=args.batch)
+                 sqlite_rate=sqlite_rate, pg_rate=pg_rate, batch=args.batch,
+                 half_graded=half_graded, half_local_cpu=half_cpu)
     print(f"{args.students} students, {notebooks} notebooks ({', '.join(args.ps)}), {graded} "
           f"graded; {cores} cores, {args.processes} grading processes / Dask workers; load "
           f"average {os.getloadavg()[0]:.2f} at the end")
