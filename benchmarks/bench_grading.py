@@ -52,6 +52,7 @@ from nbformat.v4 import new_code_cell
 from kit.autograde import grade_class
 from kit.course import ASSIGNMENTS, copy_course
 from kit.engines import cputime
+from kit.engines.processes import stop_fork_server
 from kit.intake.submitted import build_submission, lay
 from kit.release import release
 
@@ -95,6 +96,7 @@ def own_cpu_seconds() -> float:
     This script is a child subreaper (``main``): a cold kernel's sandbox killed under its
     wrapper becomes its child instead of PID 1's, and is reaped here first, so its CPU counts.
     """
+    stop_fork_server()  # it reaped the kit's grading processes: reaped here, their CPU counts
     deadline = time.monotonic() + 3.0
     while True:
         try:

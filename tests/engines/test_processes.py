@@ -110,3 +110,27 @@ def test_workers_stop_at_once_when_their_grader_is_killed():
         if grader.poll() is None:
             grader.kill()
         grader.stdout.close()
+
+
+def _burn(job):
+    end = time.process_time() + 0.5
+    while time.process_time() < end:
+        pass
+    return job
+
+
+def test_stopping_the_fork_server_hands_its_grading_processes_cpu_to_the_grader():
+    import resource
+
+    from kit.engines.processes import stop_fork_server
+
+    def reaped() -> float:
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return usage.ru_utime + usage.ru_stime
+
+    before = reaped()
+    assert dict(run_jobs(["a", "b"], 2, _nothing, (), _burn)) == {"a": "a", "b": "b"}
+    stop_fork_server()
+    assert reaped() - before >= 0.9, "the workers' CPU did not reach the grader"
+    stop_fork_server()  # none running: nothing to do
+    assert dict(run_jobs(["c"], 1, _nothing, (), _burn)) == {"c": "c"}  # a new one starts
