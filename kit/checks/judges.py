@@ -21,6 +21,7 @@ import threading
 import time
 
 from kit.checks.judging import Outcome, judge
+from kit.forkserver import context as forkserver_context
 
 __all__ = ["JUDGE_MEMORY", "Judges"]
 
@@ -97,8 +98,8 @@ class Judges:
     def __init__(self, workers: int = 4, seconds: float = 5.0, memory: int = JUDGE_MEMORY,
                  warm: bool = True):
         self.workers, self.seconds, self.memory = workers, seconds, memory
-        self.ctx = multiprocessing.get_context("forkserver")
-        self.ctx.set_forkserver_preload(["kit.checks.warm"] if warm else [
+        # spawned instead where the fork server would not be private (kit/forkserver.py)
+        self.ctx = forkserver_context(["kit.checks.warm"] if warm else [
             "kit.checks.judging", "kpca_ref.grading.harness"])
         self.idle: list[_Worker] = []
         self.live: set[_Worker] = set()

@@ -17,7 +17,6 @@ whose only write end is the grader's, and sees it close; each kernel's sandbox w
 from __future__ import annotations
 
 import contextlib
-import multiprocessing as mp
 import os
 import signal
 import tempfile
@@ -27,6 +26,8 @@ from collections import deque
 from dataclasses import dataclass
 from multiprocessing import forkserver, reduction
 from multiprocessing.connection import wait
+
+from kit.forkserver import context as forkserver_context
 
 #: The fork server's preload (:mod:`kit.engines.warm`): the grader, imported once.
 PRELOAD = "kit.engines.warm"
@@ -164,13 +165,10 @@ def _context():
     warm, instead of starting Python and importing the grader again (about 2.5 CPU s a
     worker, paid again by every run in one process and by every worker that replaces a dead
     one). The preload adds to what another user of the server in this process (the check
-    service's judges) asked for.
+    service's judges) asked for. On a Python whose fork server any local user could reach
+    (:mod:`kit.forkserver`), each worker is spawned instead.
     """
-    ctx = mp.get_context("forkserver")
-    wanted = list(forkserver._forkserver._preload_modules)
-    if PRELOAD not in wanted:
-        ctx.set_forkserver_preload([*wanted, PRELOAD])
-    return ctx
+    return forkserver_context([PRELOAD])  # spawned where the fork server is not private
 
 
 def stop_fork_server() -> None:

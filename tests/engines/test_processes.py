@@ -134,3 +134,25 @@ def test_stopping_the_fork_server_hands_its_grading_processes_cpu_to_the_grader(
     assert reaped() - before >= 0.9, "the workers' CPU did not reach the grader"
     stop_fork_server()  # none running: nothing to do
     assert dict(run_jobs(["c"], 1, _nothing, (), _burn)) == {"c": "c"}  # a new one starts
+
+
+def test_a_fork_server_any_local_user_could_reach_is_never_used(monkeypatch):
+    """CVE-2022-42919: where multiprocessing would listen on an abstract socket (no
+    permissions: any local user may send it a pickle to run as the grader), the workers and
+    the check service's judges are spawned instead."""
+    from multiprocessing import connection
+
+    import kit.forkserver
+    from kit.checks.judges import Judges
+
+    assert kit.forkserver.private(), "this Python's fork server listens on an abstract socket"
+    monkeypatch.setattr(connection, "arbitrary_address", lambda family: "\0listener-abstract")
+    assert not kit.forkserver.private()
+    assert kit.forkserver.context(["kit.engines.warm"]).get_start_method() == "spawn"
+    results = _run(["a"], n=1)
+    assert not results["a"]["warm"], "a worker came from the fork server"
+    judges = Judges(workers=1, warm=False)
+    try:
+        assert judges.ctx.get_start_method() == "spawn"
+    finally:
+        judges.close()

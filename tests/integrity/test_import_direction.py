@@ -30,6 +30,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("kpca_probe",),  # runs the hidden tests in the kernel (falls back to kpca_ref.grading)
     # CPU seconds of process trees (make bench-scale counts each process kind's): needs nothing
     ("kit.engines.cputime",),
+    # whether multiprocessing's fork server is private to this user: needs nothing
+    ("kit.forkserver",),
     # the Assignments panel's due dates: a route on the student's own Jupyter server that
     # asks the check service over HTTP (it imports nothing of the kit)
     ("kit.duepanel",),
