@@ -42,13 +42,13 @@ def nested(levels):
 ], ids=["long-integer", "long-denominator", "huge-power", "tower", "huge-exp", "big-matrix",
         "many-nodes", "many-values"])
 def test_oversized_exact_values_are_refused_before_any_arithmetic(data):
-    start = time.perf_counter()
+    start = time.process_time()
     value = decode(data)
     if isinstance(value, list):
         assert any(too_large(v) for v in value)
     else:
         assert too_large(value), value
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 1.0
 
 
 def test_too_deep_values_are_unreadable():

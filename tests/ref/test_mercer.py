@@ -208,9 +208,9 @@ def test_counterexample_found_for_non_kernels(name, d):
 @pytest.mark.parametrize("name", sorted(KERNELS))
 @pytest.mark.parametrize("d", [1, 3])
 def test_no_counterexample_for_kernels_and_fast(name, d):
-    start = time.perf_counter()
+    start = time.process_time()
     assert find_counterexample(KERNELS[name], d) is None
-    assert time.perf_counter() - start < 0.5
+    assert time.process_time() - start < 0.5
 
 
 def test_counterexample_is_deterministic_and_respects_budget():
