@@ -12,8 +12,8 @@ engine per database URL, and check the tables with one query. Nothing else chang
 - every ``Gradebook`` still opens its own session and, on ``close()``, still disposes of the
   engine's pooled connections, so no connection stays open between two uses and a database
   file replaced in the meantime (a fresh demo) is opened anew;
-- the tables are created exactly as before when one is missing, and a new gradebook gets
-  the version nbgrader's alembic gives (asked once per process, not once per gradebook);
+- the tables are created exactly as before when one is missing (a new gradebook's alembic
+  version is read once per process by :meth:`kit.course.Course.api`, which grading uses);
 - an in-memory SQLite database is never shared: each of its engines is a database of its own;
 - it is installed by the kit's grading processes only (:func:`kit.engines.job.grading_api`);
   stock ``nbgrader`` commands run without it.
@@ -21,7 +21,6 @@ engine per database URL, and check the tables with one query. Nothing else chang
 
 from __future__ import annotations
 
-import functools
 import threading
 from collections import OrderedDict
 
@@ -90,9 +89,6 @@ def install() -> None:
         from nbgrader import api
 
         api.create_engine = _cached_engine(api.create_engine)
-        # a new gradebook runs ``alembic heads`` (a 1.5 CPU s subprocess) for a version that
-        # the installed nbgrader fixes: ask once per process
-        api.get_alembic_version = functools.cache(api.get_alembic_version)
         api.Base.metadata.create_all = _one_query_create_all(api.Base.metadata,
                                                              api.Base.metadata.create_all)
         _installed = True
@@ -108,8 +104,6 @@ def uninstall() -> None:
 
         # what install() wrapped (unless something has replaced it since: then leave that)
         api.create_engine = getattr(api.create_engine, "__wrapped__", api.create_engine)
-        api.get_alembic_version = getattr(api.get_alembic_version, "__wrapped__",
-                                          api.get_alembic_version)
         del api.Base.metadata.create_all  # the class's own method again
         while _engines:
             _engines.popitem()[1].dispose()

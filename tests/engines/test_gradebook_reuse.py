@@ -137,7 +137,7 @@ def test_a_process_that_graded_before_still_gets_the_reuse_tests_their_own_way(t
         reuse.uninstall()
         assert nbapi.create_engine is sqlalchemy.create_engine
     finally:
-        nbapi.get_alembic_version = getattr(real, "__wrapped__", real)
+        nbapi.get_alembic_version = real  # install() leaves it alone: Course.api reads it
 
 
 
