@@ -40,7 +40,8 @@ $(STAMP): pyproject.toml
 	          "installed (as root: apt-get install node-configurable-http-proxy node-commander)" >&2
 	$(BIN)/python -m kit.sandbox --install
 	# The Assignments panel's due dates (kit/duepanel): a pre-built lab extension and its server
-	# route, copied into the venv (an editable install places no data files; no Node needed).
+	# route, copied into the venv (an editable install places no data files; no Node needed);
+	# with them, formgrader's pages rendered by the feedback's exporter (kit/handback/formgrader.py).
 	$(BIN)/python -m kit.duepanel --install
 	# The grader's secret (.grading_secret, never committed) salts each student's hidden inputs.
 	$(BIN)/python -m kit.secret

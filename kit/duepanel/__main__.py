@@ -41,7 +41,7 @@ def main(argv=None) -> int:
         written = install(args.prefix)
     except ValueError as exc:
         parser.exit(2, f"python -m kit.duepanel: ValueError: {exc}\n")
-    print(f"the Assignments panel's due dates: {len(written)} files under {args.prefix}")
+    print(f"the Assignments panel's due dates and formgrader's pages: {len(written)} files under {args.prefix}")
     return 0
 
 

@@ -10,10 +10,13 @@ from pathlib import Path
 
 from kit.duepanel import EXTENSION, SERVER_CONFIG
 
-__all__ = ["HERE", "LAB", "build", "built_name", "install"]
+__all__ = ["HERE", "LAB", "SERVER_CONFIGS", "build", "built_name", "install"]
 
 HERE = Path(__file__).resolve().parent
 LAB = HERE / "labextension"
+#: the kit's Jupyter server extensions' config files: the due route's, and formgrader's pages
+#: rendered by the feedback's exporter (:mod:`kit.handback.formgrader`)
+SERVER_CONFIGS = (HERE / SERVER_CONFIG, HERE.parent / "handback" / "kit.handback.formgrader.json")
 
 
 def built_name(source: bytes) -> str:
@@ -51,7 +54,7 @@ def _place(source: Path, dest: Path) -> Path:
 
 
 def install(prefix: Path | str = sys.prefix, lab: Path = LAB) -> list[Path]:
-    """Copy the lab extension and the server extension's config under ``prefix`` (files
+    """Copy the lab extension and the server extensions' configs under ``prefix`` (files
     already there and equal are left as they are; an older build is removed after the new
     one is in place); returns the files it placed. Refuses (``ValueError``) a lab extension
     whose build is missing."""
@@ -67,7 +70,7 @@ def install(prefix: Path | str = sys.prefix, lab: Path = LAB) -> list[Path]:
     placed = [_place(load, target / "static" / load.name),
               _place(lab / "install.json", target / "install.json"),
               _place(lab / "package.json", target / "package.json"),
-              _place(HERE / SERVER_CONFIG, config / SERVER_CONFIG)]
+              *(_place(path, config / path.name) for path in SERVER_CONFIGS)]
     for old in (target / "static").iterdir():
         if old.name != load.name:
             old.unlink()

@@ -300,3 +300,13 @@ def test_feedback_page_runs_no_student_script(graded, page, listener, student):
     assert_answer_shown(page)
     assert_nothing_ran(page, listener)
 
+
+
+def test_formgrader_renders_with_the_feedback_exporter(graded, server, page):
+    """The kit's server extension (kit/handback/formgrader.py) is on: the page's maths is
+    MathML, laid out by the browser, where nbconvert's exporter left TeX for a MathJax that
+    is not reachable offline."""
+    page.goto(server.page_url(f"formgrader/submissions/{submission_id(graded, 'mallory')}/"))
+    page.wait_for_load_state("load")
+    assert page.locator("math").count() > 5
+    assert page.locator("math").first.bounding_box()["height"] > 0

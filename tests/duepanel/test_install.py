@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from kit.duepanel import EXTENSION, SERVER_CONFIG
-from kit.duepanel.install import HERE, LAB, built_name, install
+from kit.duepanel.install import LAB, SERVER_CONFIGS, built_name, install
 
 BIN = Path(sys.executable).parent
 
@@ -53,8 +53,11 @@ def test_install_places_both_extensions_under_a_prefix(tmp_path):
     config = tmp_path / "etc" / "jupyter" / "jupyter_server_config.d" / SERVER_CONFIG
     assert json.loads(config.read_text()) == {
         "ServerApp": {"jpserver_extensions": {"kit.duepanel": True}}}
+    formgrader = config.with_name("kit.handback.formgrader.json")
+    assert json.loads(formgrader.read_text()) == {
+        "ServerApp": {"jpserver_extensions": {"kit.handback.formgrader": True}}}
     assert set(written) == {target / "package.json", target / "install.json", target / load,
-                            config}
+                            config, formgrader}
     (target / "static" / "remoteEntry.old.js").write_text("stale")
     inode = (target / load).stat().st_ino
     install(tmp_path)  # again: the old build goes, the current one is left in place
@@ -80,11 +83,13 @@ def test_this_environment_has_both_enabled():
     build is this checkout's (else: python -m kit.duepanel --install)."""
     listed = _jupyter("labextension", "list")
     assert f"{EXTENSION} v0.1.0 enabled OK (python, kernel-pca-course-kit)" in listed, listed
-    assert "kit.duepanel enabled - Validating kit.duepanel... kit.duepanel" in _jupyter(
-        "server", "extension", "list")
+    extensions = _jupyter("server", "extension", "list")
+    assert "kit.duepanel enabled - Validating kit.duepanel... kit.duepanel" in extensions
+    assert "kit.handback.formgrader enabled - Validating kit.handback.formgrader..." in extensions
     installed = Path(sys.prefix) / "share" / "jupyter" / "labextensions" / EXTENSION
     load = json.loads((LAB / "package.json").read_text())["jupyterlab"]["_build"]["load"]
     assert (installed / load).is_file(), "stale install: python -m kit.duepanel --install"
-    assert (HERE / SERVER_CONFIG).read_bytes() == (
-        Path(sys.prefix) / "etc" / "jupyter" / "jupyter_server_config.d" / SERVER_CONFIG
-    ).read_bytes()
+    for config in SERVER_CONFIGS:
+        assert config.read_bytes() == (
+            Path(sys.prefix) / "etc" / "jupyter" / "jupyter_server_config.d" / config.name
+        ).read_bytes(), "stale install: python -m kit.duepanel --install"
