@@ -136,8 +136,11 @@ def test_exact_answers_agree_with_an_independent_float_route(ps):
 
 
 @functools.cache
+@functools.cache
 def candidate_answers(ps: str) -> dict[str, list]:
-    """``{family: [(candidate, its answers with the lecture's other numbers), ...]}``."""
+    """``{family: [(candidate, its answers with the lecture's other numbers), ...]}``; worked
+    out once per problem set and run (three tests read it: 15 to 25 CPU s for ps3 and ps5),
+    so nothing may change what it returns."""
     mod = variants.module(ps)
     return {family: [(c, mod.answers(with_candidate(ps, family, c))) for c in options]
             for family, options in variants.families(ps).items()}
