@@ -76,14 +76,25 @@ def test_the_text_edits_are_nbconverts():
     assert mine.count('tabindex="0"') == 4 and "&lt;img src=x&gt;" in mine
 
 
-def test_a_real_feedback_page_is_the_same_document(tmp_path):
-    ps = "ps0_high_dimensions"  # figures: images without a description
-    course = copy_course(tmp_path, [ps])
-    assert not release(course, [ps])
-    nb = build_submission(course, ps)
+#: a problem set with figures: images without a description
+HOSTILE_PS = "ps0_high_dimensions"
+
+
+def graded_hostile_handin(tmp_path):
+    """A course where ada's :data:`HOSTILE_PS`, with the hostile output and markdown cells
+    above, is autograded."""
+    course = copy_course(tmp_path, [HOSTILE_PS])
+    assert not release(course, [HOSTILE_PS])
+    nb = build_submission(course, HOSTILE_PS)
     nb.cells += [new_code_cell(HOSTILE_OUTPUT), new_markdown_cell(HOSTILE_MARKDOWN)]
-    lay(course, ps, "ada", nb)
-    assert autograde_student(course, ps, "ada")
+    lay(course, HOSTILE_PS, "ada", nb)
+    assert autograde_student(course, HOSTILE_PS, "ada")
+    return course
+
+
+def test_a_real_feedback_page_is_the_same_document(tmp_path):
+    ps = HOSTILE_PS
+    course = graded_hostile_handin(tmp_path)
     pages = {}
     for exporter in (f"{__name__}.NbconvertPass", "kit.handback.exporter.FeedbackExporter"):
         api = course.api()

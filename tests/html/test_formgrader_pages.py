@@ -12,19 +12,13 @@ from __future__ import annotations
 
 from bs4 import BeautifulSoup
 from nbconvert.exporters import HTMLExporter
-from nbformat.v4 import new_code_cell, new_markdown_cell
 from traitlets.config import Config
 
-from kit.autograde import autograde_student
-from kit.course import copy_course
 from kit.handback.exporter import FeedbackExporter
 from kit.handback.formgrader import SETTING, use_feedback_exporter
 from kit.html.sanitize import SanitizeStudentContent
-from kit.intake.submitted import build_submission, lay
-from kit.release import release
-from tests.html.test_feedback_exporter import HOSTILE_MARKDOWN, HOSTILE_OUTPUT, NbconvertPass
-
-PS = "ps0_high_dimensions"  # figures: images without a description
+from tests.html.test_feedback_exporter import HOSTILE_PS as PS
+from tests.html.test_feedback_exporter import NbconvertPass, graded_hostile_handin
 
 
 def same_lines(a: str, b: str) -> bool:
@@ -59,12 +53,7 @@ def test_only_formgraders_plain_exporter_is_replaced():
 
 
 def test_a_graded_submissions_page_is_the_same_document(tmp_path):
-    course = copy_course(tmp_path, [PS])
-    assert not release(course, [PS])
-    nb = build_submission(course, PS)
-    nb.cells += [new_code_cell(HOSTILE_OUTPUT), new_markdown_cell(HOSTILE_MARKDOWN)]
-    lay(course, PS, "ada", nb)
-    assert autograde_student(course, PS, "ada")
+    course = graded_hostile_handin(tmp_path)
     config = formgraders_config(course)
     settings = {SETTING: HTMLExporter(config=config)}
     assert use_feedback_exporter(settings)
