@@ -136,7 +136,6 @@ def test_exact_answers_agree_with_an_independent_float_route(ps):
 
 
 @functools.cache
-@functools.cache
 def candidate_answers(ps: str) -> dict[str, list]:
     """``{family: [(candidate, its answers with the lecture's other numbers), ...]}``; worked
     out once per problem set and run (three tests read it: 15 to 25 CPU s for ps3 and ps5),
