@@ -3,13 +3,13 @@
 nbgrader's formgrader renders a submission's page on every view, with nbconvert's
 ``HTMLExporter``: for an honest ps4 submission that took about 2 CPU s a view (more on a
 busy machine), half of it BeautifulSoup's pass over the finished page and a fifth pygments
-on the problem set's own cells, the same in every submission; with this exporter, about
-0.1 s once the server has shown one submission (0.6 s for the first). A TA waited seconds for each page, and a busy server
-ran past a browser's patience. This Jupyter server extension (enabled by
-:data:`SERVER_CONFIG` in ``etc/jupyter/jupyter_server_config.d``, placed by ``make venv``
-with the due panel's) gives formgrader, once every extension has loaded,
-:class:`~kit.handback.exporter.FeedbackExporter` built from the same configuration: the same
-template (nbgrader's ``formgrade``), the same preprocessors (the course's
+on the problem set's own cells, the same in every submission. A TA waited seconds for each
+page, and a busy server ran past a browser's patience; with this exporter a view takes
+about 0.1 s once the server has shown one submission (0.6 s for the first). This Jupyter
+server extension (enabled by :data:`SERVER_CONFIG` in ``etc/jupyter/jupyter_server_config.d``,
+placed by ``make venv`` with the due panel's) gives formgrader, once every extension has
+loaded, :class:`~kit.handback.exporter.FeedbackExporter` built from the same configuration:
+the same template (nbgrader's ``formgrade``), the same preprocessors (the course's
 :class:`~kit.html.sanitize.SanitizeStudentContent`), the accessibility pass on the text, the
 problem set's highlighted cells kept between views, and maths as MathML, which reads without
 the network that formgrader's MathJax needs. Only formgrader's own exporter, a plain

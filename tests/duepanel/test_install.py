@@ -20,6 +20,7 @@ import pytest
 
 from kit.duepanel import EXTENSION, SERVER_CONFIG
 from kit.duepanel.install import LAB, SERVER_CONFIGS, built_name, install
+from kit.handback.formgrader import SERVER_CONFIG as FORMGRADER_CONFIG
 
 BIN = Path(sys.executable).parent
 
@@ -53,7 +54,7 @@ def test_install_places_both_extensions_under_a_prefix(tmp_path):
     config = tmp_path / "etc" / "jupyter" / "jupyter_server_config.d" / SERVER_CONFIG
     assert json.loads(config.read_text()) == {
         "ServerApp": {"jpserver_extensions": {"kit.duepanel": True}}}
-    formgrader = config.with_name("kit.handback.formgrader.json")
+    formgrader = config.with_name(FORMGRADER_CONFIG)
     assert json.loads(formgrader.read_text()) == {
         "ServerApp": {"jpserver_extensions": {"kit.handback.formgrader": True}}}
     assert set(written) == {target / "package.json", target / "install.json", target / load,
