@@ -140,7 +140,6 @@ def test_a_process_that_graded_before_still_gets_the_reuse_tests_their_own_way(t
         nbapi.get_alembic_version = real  # install() leaves it alone: Course.api reads it
 
 
-
 def test_the_alembic_head_read_in_process_is_the_one_alembic_heads_prints(monkeypatch):
     """``Course.api`` lets nbgrader read its schema's version through alembic's Python API
     (once per process) instead of an ``alembic heads`` subprocess for every new gradebook."""
