@@ -23,6 +23,7 @@ from kit.course import ASSIGNMENTS
 from kit.secret import salt_words
 from kpca_ref.grading import cases, harness
 from kpca_ref.grading.error_groups import stated_error
+from tests.grading import reference_memory
 from tests.grading.nothing_handins import (
     call_key,
     known_inputs,
@@ -47,22 +48,7 @@ def _visible(ps: str) -> dict:
 @pytest.fixture
 def cached_reference(monkeypatch):
     """The reference remembers its answers (the hand-ins and the judge ask it the same)."""
-    for name in cases.names():
-        ref = getattr(kpca_ref, name)
-        memory: dict = {}
-
-        def remembered(*args, _ref=ref, _memory=memory, **kwargs):
-            key = call_key(args, kwargs)
-            if key not in _memory:
-                try:
-                    _memory[key] = ("ok", _ref(*args, **kwargs))
-                except Exception as exc:  # noqa: BLE001 - remembered and raised again
-                    _memory[key] = ("raised", exc)
-            kind, value = _memory[key]
-            if kind == "raised":
-                raise value
-            return copy.deepcopy(value)
-        monkeypatch.setattr(kpca_ref, name, remembered)
+    reference_memory.remembered(monkeypatch)
 
 
 def _known(ps: str, name: str) -> frozenset:
