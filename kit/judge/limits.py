@@ -16,18 +16,25 @@ is judged. A cell whose judging runs over (or runs out of memory, or kills the c
 left of the notebook's time. So one submission delays the class by at most
 ``notebook_seconds``. ``KPCA_JUDGE_CELL_SECONDS``, ``KPCA_JUDGE_NOTEBOOK_SECONDS`` and
 ``KPCA_JUDGE_MEMORY_MB`` override the limits.
+
+A module of :data:`WARM_PACKAGES` that a child imports on first use is imported by the grader
+afterwards (:func:`_learn_imports`), so that the next notebook's child inherits it.
 """
 
 from __future__ import annotations
 
 import gc
+import importlib
 import os
 import pickle
+import re
 import resource
 import select
 import signal
 import struct
+import sys
 import time
+import warnings
 
 from nbformat import from_dict
 
@@ -35,6 +42,17 @@ from nbformat import from_dict
 LIMITS = {"cell_seconds": 30, "notebook_seconds": 120, "memory_mb": 2048}
 
 OVER = "✗ this test could not be judged: {why}; it earns nothing (please tell your instructor)"
+
+
+#: Packages whose modules the judging imports on first use (sympy's ``simplify`` imports
+#: ``sympy.physics.units``, ps0's cap fraction ``scipy.special``): 0.1 to 0.3 CPU s each time a
+#: child imports one. Once a child has, the grader imports it too (:func:`_learn_imports`), so
+#: the next notebook's child inherits it instead of importing it again.
+WARM_PACKAGES = frozenset({"numpy", "scipy", "sympy", "kpca_ref"})
+#: at most this many modules are learned by one grading process (scipy.special brings 130)
+MAX_LEARNED = 1000
+_LEARNED: set[str] = set()
+_MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
 def limit(name: str) -> float:
@@ -77,8 +95,37 @@ def _die_with_parent() -> None:
         pass
 
 
+def _imported_since(before: set) -> list[str]:
+    """Modules of :data:`WARM_PACKAGES` imported since ``before`` (names of ``sys.modules``)."""
+    return sorted(m for m in list(sys.modules)
+                  if m not in before and m.partition(".")[0] in WARM_PACKAGES)
+
+
+def _learn_imports(names) -> None:
+    """Import into the grader the modules a judge child imported (see :data:`WARM_PACKAGES`).
+
+    Only names of those packages that look like module names are imported, parents first; a
+    module that fails to import here is left alone (its child imported it, it will again).
+    """
+    names = sorted({n for n in names if isinstance(n, str) and _MODULE_NAME.fullmatch(n)
+                    and n.partition(".")[0] in WARM_PACKAGES and n not in sys.modules})
+    names = names[:max(0, MAX_LEARNED - len(_LEARNED))]  # a bound on what one grader takes
+    _LEARNED.update(names)
+    with warnings.catch_warnings():  # numpy.core and the like warn on import
+        warnings.simplefilter("ignore")
+        for name in names:
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001, S112 - a warm-up only
+                continue
+
+
 def _child(jobs, start: int, fd: int) -> None:
-    """In the forked child: judge ``jobs[start:]``, one framed pickle per cell, then exit."""
+    """In the forked child: judge ``jobs[start:]``, one framed pickle per cell, then exit.
+
+    Each cell's pickle is ``(status, outputs, modules)``: ``modules`` are those of
+    :data:`WARM_PACKAGES` the child has imported so far."""
+    before = set(sys.modules)
     try:
         # what the grader holds is never garbage here: leaving it out of the collector keeps
         # each collection from touching (and so copying) every page of the grader's heap
@@ -92,9 +139,9 @@ def _child(jobs, start: int, fd: int) -> None:
         for cell, judge in jobs[start:]:
             try:
                 judge(cell)
-                result = ("ok", [dict(o) for o in cell.outputs])
+                result = ("ok", [dict(o) for o in cell.outputs], _imported_since(before))
             except MemoryError:
-                result = ("memory", None)
+                result = ("memory", None, [])
             data = pickle.dumps(result)
             os.write(fd, struct.pack("!Q", len(data)))
             view = memoryview(data)
@@ -146,6 +193,12 @@ def run_bounded(jobs) -> None:
     jobs = list(jobs)
     cell_seconds, notebook_seconds = limit("cell_seconds"), limit("notebook_seconds")
     notebook_deadline = time.monotonic() + notebook_seconds
+    learned: set[str] = set()
+    _judge_all(jobs, cell_seconds, notebook_seconds, notebook_deadline, learned)
+    _learn_imports(learned)
+
+
+def _judge_all(jobs, cell_seconds, notebook_seconds, notebook_deadline, learned) -> None:
     done = 0
     while done < len(jobs):
         if time.monotonic() >= notebook_deadline:
@@ -166,7 +219,8 @@ def run_bounded(jobs) -> None:
                     over_limit(cell, why)
                     done += 1
                     break
-                status, outputs = pickle.loads(data)  # our own child's data
+                status, outputs, modules = pickle.loads(data)  # our own child's data
+                learned.update(modules)
                 if status == "memory":
                     over_limit(cell, f"judging this answer needed over {limit('memory_mb'):g} MB")
                 else:
