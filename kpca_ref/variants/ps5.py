@@ -38,6 +38,8 @@ per column.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import sympy as sp
 
@@ -94,11 +96,25 @@ def _fits(n) -> tuple:
     student's numbers, which the answers and the mistakes share (each fit is an exact
     eigendecomposition, the costly part of both)."""
     K = n.K_hat
-    mu, alpha = kpca_fit(K, COMPONENTS)
+    mu, alpha = _fit(K)
     K_train, k_new = _poly_gram(n)
     Kc = centre_kernel(K_train)
-    mu_poly, alpha_poly = kpca_fit(Kc, COMPONENTS)
+    mu_poly, alpha_poly = _fit(Kc)
     return K, mu, alpha, K_train, k_new, Kc, mu_poly, alpha_poly
+
+
+def _fit(K: sp.Matrix) -> tuple[sp.Matrix, sp.Matrix]:
+    """``kpca_fit(K, COMPONENTS)``, as new matrices each call, each distinct ``K`` fitted once
+    per process: students (and the tests' candidates) that share one family's numbers share
+    that fit, while the other family's changes."""
+    mu, alpha = _fit_once(sp.ImmutableMatrix(K))
+    return sp.Matrix(mu), sp.Matrix(alpha)
+
+
+@functools.lru_cache(maxsize=1024)
+def _fit_once(K: sp.ImmutableMatrix) -> tuple[sp.ImmutableMatrix, sp.ImmutableMatrix]:
+    mu, alpha = kpca_fit(sp.Matrix(K), COMPONENTS)
+    return sp.ImmutableMatrix(mu), sp.ImmutableMatrix(alpha)
 
 
 def answers(n) -> dict:
