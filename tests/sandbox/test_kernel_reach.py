@@ -217,7 +217,9 @@ class Kernel:
         text = self.run(code)
         line = next((x for x in text.splitlines() if x.startswith(tag + " ")), None)
         assert line, f"the cell failed:\n{text[-3000:]}"
-        return json.loads(line[len(tag) + 1:])
+        # the JSON alone: a flood the kernel wrote to its descriptors before the line may
+        # reach the stream after it, on the same line (ipykernel forwards it from a thread)
+        return json.JSONDecoder().raw_decode(line[len(tag) + 1:])[0]
 
     def logs(self) -> bytes:
         return Path(self.out.name).read_bytes() + Path(self.err.name).read_bytes()
