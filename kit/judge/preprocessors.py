@@ -61,39 +61,38 @@ def case_inputs(names, built: dict | None = None) -> dict:
             for name in names}
 
 
-def _warm_families(names) -> None:
-    """Compute the number families of the problem sets whose exact answers ``names`` are
-    in this process (:func:`kpca_ref.variants.families`, cached per process): they depend on
-    the problem set alone, and the judge's forked child (:mod:`kit.judge.limits`) inherits
-    them instead of computing them again for every notebook (0.04 to 0.7 CPU s each)."""
+def _warm_exact_items(names, student: str | None) -> None:
+    """Compute in this process what judging the exact answers ``names`` needs, for the judge's
+    forked child (:mod:`kit.judge.limits`) to inherit instead of computing it for every
+    notebook, since what the child computes dies with it:
+
+    - the number families of their problem sets (:func:`kpca_ref.variants.families`, cached
+      per process; they depend on the problem set alone: 0.04 to 0.7 CPU s each);
+    - ``student``'s exact answers (:func:`kpca_ref.variants.variant`, cached per process),
+      whose own caches (a ps5 fit, sympy's) outlive the notebook, shared by students with a
+      family's numbers in common. The numbers are one of the problem set's candidates, drawn
+      from the student's id: no answer of the student's is read here.
+
+    A name that is not an exact item of this course, or any failure, is left to the judge,
+    which reports it as before."""
     from kpca_ref import variants
 
+    first: dict[str, str] = {}  # problem set -> the first of its items
     for name in names:
-        try:
-            variants.families(variants.problem_set_of(variants.current_name(name)))
-        except (KeyError, ValueError):  # not an exact item of this course: judged as before
-            pass
-
-
-def _warm_answers(names, student: str | None) -> None:
-    """Work out ``student``'s exact answers of ``names``'s problem sets in this process
-    (:func:`kpca_ref.variants.variant`, cached per process), for the judge's forked child to
-    inherit. What the child computes dies with it; here the answers' own caches (a ps5 fit,
-    sympy's) outlive the notebook, and students who share a family's numbers share them. The
-    numbers are one of the problem set's candidates, drawn from the student's id: no answer of
-    the student's is read here. Should it fail, the child computes it and reports as before."""
-    from kpca_ref import variants
-
-    if student is None:
-        return
-    done = set()
-    for name in names:
+        if not isinstance(name, str):
+            continue
         try:
             name = variants.current_name(name)
             ps = variants.problem_set_of(name)
-            if ps not in done:
-                done.add(ps)
-                variants.answer(name, student)
+            variants.families(ps)
+        except (KeyError, ValueError):  # not an exact item of this course: judged as before
+            continue
+        first.setdefault(ps, name)
+    if student is None:
+        return
+    for name in first.values():
+        try:
+            variants.answer(name, student)
         except Exception:  # noqa: BLE001, S112 - a warm-up: the judge reports any failure
             continue
 
@@ -198,13 +197,11 @@ class WriteCases(NbGraderPreprocessor):
             built = resources[_GROUPS_KEY] = {name: cases.groups(name)
                                               for name in dict.fromkeys(names)}
             inputs = case_inputs(built, built)
-        _warm_families(name for entries in plan.values()
-                       for kind, name, _, _ in entries if kind == "grade_exact")
         with open(_case_path(resources), "wb") as fh:
             pickle.dump({"cases": inputs, "plan": plan}, fh)
         student = _student(resources)
-        _warm_answers((name for entries in plan.values() for kind, name, _, _ in entries
-                       if kind == "grade_exact"), student)
+        _warm_exact_items((name for entries in plan.values() for kind, name, _, _ in entries
+                           if kind == "grade_exact"), student)
         resources[_LOGIN_KEY] = bool(self.numbers_from_login)
         if student is not None:
             _SAVED_STUDENT_VAR.append((os.environ.get(STUDENT_VAR), os.environ.get(LOGIN_VAR)))
