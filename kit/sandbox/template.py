@@ -76,7 +76,7 @@ def _become_kernel(req, out_fd):
     os.closerange(3, 65536)
     os.chdir(req["cwd"])
     os.environ.clear()
-    os.environ.update(_PYTHON_ENV)  # what Python itself added at start (LC_CTYPE), if anything
+    os.environ.update(_PYTHON_ENV)  # what Python (LC_CTYPE) and the warm-up added, if anything
     os.environ.update(req["env"])
     os.environ["PWD"] = req["cwd"]  # as bubblewrap's --chdir sets it
     lim = req["limits"]
@@ -204,19 +204,41 @@ def _warm_up():
     import sympy  # noqa: F401
 
     matplotlib.font_manager.fontManager  # noqa: B018 - the font list, loaded once
+    for name in LAZY_IMPORTS:
+        try:
+            __import__(name)
+        except Exception:  # noqa: BLE001, S112 - a kernel imports it itself, as before
+            continue
+    try:
+        sys.modules["PIL.Image"].preinit()  # the image plugins a figure's PNG loads
+    except Exception:  # noqa: BLE001, S110 - as above
+        pass
+
+
+#: Library modules each kernel imported on its own, after the fork: what the problem sets'
+#: cells load on first use (sympy's ``simplify`` loads ``sympy.physics.units``, binomials and
+#: the cap fraction ``scipy.special``, a figure's PNG PIL's plugins), 0.1 to 0.3 CPU s a
+#: notebook, measured over the seven problem sets' solutions. Imported once here, before
+#: any kernel is forked; none opens a file or a socket, starts a thread or draws a random
+#: number (tests/sandbox/test_warm_kernels.py compares a warm kernel with a cold one). Not
+#: ipykernel's debugger (debugpy): preloaded, it left a warm kernel one descriptor short.
+LAZY_IMPORTS = ("sympy.combinatorics", "sympy.physics.units",
+                "sympy.integrals.manualintegrate", "sympy.codegen.ast", "sympy.tensor.tensor",
+                "scipy.special", "scipy.integrate", "PIL.Image")
 
 
 _STATIC_ENV = {}  # the template's environment, as bubblewrap set it (but PWD)
-_PYTHON_ENV = {}  # what Python added to it at start
+_PYTHON_ENV = {}  # what Python and the warm-up's imports added to it
 
 
 def main(listen_fd, life_fd, given):
     global _STATIC_ENV, _PYTHON_ENV
     given = set(given.split(","))
     _STATIC_ENV = {k: v for k, v in os.environ.items() if k in given}
-    _PYTHON_ENV = {k: v for k, v in os.environ.items() if k not in given and k != "PWD"}
     call("prctl", PR_SET_DUMPABLE, 0, 0, 0, 0)
     _warm_up()
+    # what Python added at start, and any variable an import above set: a cold kernel has it
+    _PYTHON_ENV = {k: v for k, v in os.environ.items() if k not in given and k != "PWD"}
     # what the imports made stays alive in every kernel: out of the collector's sight, a
     # kernel's collections do not touch (and so copy) the template's pages
     gc.collect()
