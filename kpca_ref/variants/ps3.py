@@ -169,11 +169,14 @@ def answers(n) -> dict:
     K = sp.Matrix([[0, c], [c, 0]])
     m = -n.gamma * (n.t1 - n.t2) ** 2
     K_exp = n.s * sp.Matrix([[1, sp.exp(m)], [sp.exp(m), 1]])
+    # [[a, b], [b, a]] has the eigenvalues a + b and a - b, eigenvectors (1, 1) and (1, -1):
+    # sympy's eigenvals factored the characteristic polynomial over exp(m), 0.1 CPU s a
+    # student at every grading, for the same values on every candidate
+    a, b = K_exp[0, 0], K_exp[0, 1]
     return {
         "ps3_dist_gram": K,
         "ps3_dist_eigenvalues": eigvals_exact(K),
-        "ps3_exp_plus_min_eigenvalue": sp.expand(min(
-            K_exp.eigenvals(multiple=True), key=lambda v: sp.N(v, 30))),
+        "ps3_exp_plus_min_eigenvalue": sp.expand(min((a + b, a - b), key=lambda v: sp.N(v, 30))),
         **{f"ps3_verdict_{i + 1}": _lookup(text).valid for i, text in enumerate(texts(n))},
     }
 
