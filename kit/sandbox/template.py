@@ -204,6 +204,10 @@ def _warm_up():
     import sympy  # noqa: F401
 
     matplotlib.font_manager.fontManager  # noqa: B018 - the font list, loaded once
+
+
+def _warm_up_more():
+    """Import :data:`LAZY_IMPORTS` (once the template serves a second kernel)."""
     for name in LAZY_IMPORTS:
         try:
             __import__(name)
@@ -218,10 +222,12 @@ def _warm_up():
 #: Library modules each kernel imported on its own, after the fork: what the problem sets'
 #: cells load on first use (sympy's ``simplify`` loads ``sympy.physics.units``, binomials and
 #: the cap fraction ``scipy.special``, a figure's PNG PIL's plugins), 0.1 to 0.3 CPU s a
-#: notebook, measured over the seven problem sets' solutions. Imported once here, before
-#: any kernel is forked; none opens a file or a socket, starts a thread or draws a random
-#: number (tests/sandbox/test_warm_kernels.py compares a warm kernel with a cold one). Not
-#: ipykernel's debugger (debugpy): preloaded, it left a warm kernel one descriptor short.
+#: notebook, measured over the seven problem sets' solutions, for about 0.3 s once. Imported
+#: here when a second kernel is asked for (a template that serves one notebook would pay
+#: for nothing), before it is forked; none opens a file or a socket, starts a thread, sets
+#: a variable or draws a random number (tests/sandbox/test_warm_kernels.py compares warm
+#: kernels with a cold one). Not ipykernel's debugger (debugpy): preloaded, it left a warm
+#: kernel one descriptor short.
 LAZY_IMPORTS = ("sympy.combinatorics", "sympy.physics.units",
                 "sympy.integrals.manualintegrate", "sympy.codegen.ast", "sympy.tensor.tensor",
                 "scipy.special", "scipy.integrate", "PIL.Image")
@@ -237,13 +243,14 @@ def main(listen_fd, life_fd, given):
     _STATIC_ENV = {k: v for k, v in os.environ.items() if k in given}
     call("prctl", PR_SET_DUMPABLE, 0, 0, 0, 0)
     _warm_up()
-    # what Python added at start, and any variable an import above set: a cold kernel has it
+    # what Python added at start, and any variable an import set: a cold kernel has it too
     _PYTHON_ENV = {k: v for k, v in os.environ.items() if k not in given and k != "PWD"}
     # what the imports made stays alive in every kernel: out of the collector's sight, a
     # kernel's collections do not touch (and so copy) the template's pages
     gc.collect()
     gc.freeze()
     listener = socket.socket(fileno=listen_fd)
+    served = 0
     while True:
         ready, _, _ = select.select([listener, life_fd], [], [], 1.0)
         try:  # keepers, and (as the sandbox's pid 1) any orphan
@@ -255,6 +262,11 @@ def main(listen_fd, life_fd, given):
             os._exit(0)
         if listener in ready:
             conn, _ = listener.accept()
+            served += 1
+            if served == 2:
+                _warm_up_more()
+                gc.collect()
+                gc.freeze()
             if os.fork() == 0:
                 try:
                     listener.close()
