@@ -4,9 +4,9 @@ Runs, in one namespace and in notebook order, the identity cell (with the studen
 the numbers cell, and just the cells the exact answers need (found from the names each
 cell defines and uses), with the solution markers removed: what a student typing in the
 instructor's solution would compute, in a fraction of the time of the whole notebook.
-A kept cell that also draws a figure draws it without laying it out (``tight_layout`` moves
-axes, it computes no value: it was 0.64 of ps2's 0.76 CPU s a student), and every figure
-is closed after each student.
+A kept cell that also draws a figure draws it without laying it out
+(:func:`tests.support.handin_functions.no_layout`), and every figure is closed after each
+student.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ import warnings
 
 import numpy as np
 from matplotlib import pyplot as plt
-from matplotlib.figure import Figure
 
 from kit.intake.submitted import solution_text
+from tests.support.handin_functions import no_layout
 from tests.support.nbgrading import nb_meta, read_source
 from tests.support.pasting import _EXACT_CALL
 
@@ -75,7 +75,7 @@ def solution_values(ps: str, student: str) -> dict:
     space = {"__student__": student}
     # a notebook's own settings (np.set_printoptions, warning filters) stay in the notebook
     with (contextlib.redirect_stdout(io.StringIO()), np.printoptions(),
-          warnings.catch_warnings(), _no_layout()):
+          warnings.catch_warnings(), no_layout()):
         try:
             for block in code:
                 exec(block, space)  # noqa: S102 - the instructor's own notebook
@@ -83,13 +83,3 @@ def solution_values(ps: str, student: str) -> dict:
         finally:
             plt.close("all")
 
-
-@contextlib.contextmanager
-def _no_layout():
-    """Figures skip ``tight_layout`` (``plt.tight_layout`` and ``fig.tight_layout``)."""
-    real = Figure.tight_layout
-    Figure.tight_layout = lambda self, *args, **kwargs: None
-    try:
-        yield
-    finally:
-        Figure.tight_layout = real
