@@ -14,6 +14,7 @@ import pytest
 
 from kit.secret import salt_words
 from kpca_ref.grading import cases
+from tests.grading import reference_memory
 from tests.grading.alternatives import ALTERNATIVES
 from tests.grading.conftest import reference
 from tests.grading.float32_alternatives import FLOAT32
@@ -29,7 +30,8 @@ FAIRNESS_SALTS = [salt_words(b"f" * 64, "ps", f"student{i}") for i in range(12)]
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_every_submission_in_the_tables_passes_the_same_groups_for_every_student(name):
+def test_every_submission_in_the_tables_passes_the_same_groups_for_every_student(name,
+                                                                                   monkeypatch):
     """The same code earns the same groups whatever a student's hidden inputs: measured
     over the fixed cases and 12 salts, for the reference, the correct-but-different and
     float32 codes (which pass every group) and every classic mistake (the wrong version of
@@ -38,6 +40,8 @@ def test_every_submission_in_the_tables_passes_the_same_groups_for_every_student
     descent run long enough that a sequential sweep reached the same fixed point, and
     parallel rows whose cosines all stayed within [-1, 1] for an unclipped arccos."""
     codes = [("reference", reference(name)), ("correct, different", ALTERNATIVES[name])]
+    # every code is judged on the same 13 draws: the reference's answers are computed once
+    reference_memory.remembered(monkeypatch)
     codes += [("float32", FLOAT32[name])] if name in FLOAT32 else []
     codes += [(f"mistake {code}", fn) for fn_name, code, fn in MISTAKEN if fn_name == name]
     for label, fn in codes:
