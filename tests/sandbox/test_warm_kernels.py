@@ -28,6 +28,7 @@ from kit.intake.submitted import build_submission, lay
 from kit.release import release
 from kit.sandbox import warm
 from kit.sandbox import wrapper as sandbox
+from kit.sandbox.template import LAZY_IMPORTS
 from kit.sandbox.wrapper import KERNEL_NAME
 from tests.integrity.attacks import FIRST, ONES_H, PS, WRONG_H
 
@@ -158,6 +159,21 @@ def test_the_kernels_come_from_one_template(tmp_path):
     assert first.strip() == second.strip() == "TEMPLATE True", (first, second)
     assert warm._TEMPLATES == started and all(t.alive() for t in started.values())
     assert "TEMPLATE False" in _run(code, folder, warm_on=False)  # a cold kernel's is bwrap
+
+
+def test_from_its_second_kernel_on_the_template_has_loaded_what_cells_load_lazily(tmp_path):
+    """:data:`kit.sandbox.template.LAZY_IMPORTS` are in a warm kernel's ``sys.modules``
+    before its first line once the template has served a kernel; a cold kernel starts
+    without sympy's units (``simplify`` loads them) and ``scipy.special``."""
+    folder = tmp_path / "cy"
+    folder.mkdir()
+    code = f"import sys\nprint('LAZY', sorted(m for m in {LAZY_IMPORTS!r} if m in sys.modules))"
+    _run(code, folder, warm_on=True)
+    second = _run(code, folder, warm_on=True)
+    cold = _run(code, folder, warm_on=False)
+    assert f"LAZY {sorted(LAZY_IMPORTS)}" in second, second
+    assert "LAZY [" in cold and "sympy.physics.units" not in cold, cold
+    assert "scipy.special" not in cold, cold
 
 
 #: The poisoner's first answer: a wrong centring matrix, then everything a kernel could leave
