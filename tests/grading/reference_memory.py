@@ -65,8 +65,9 @@ def _consts(consts: tuple) -> tuple:
                  for c in consts)
 
 
-def call_key(args, kwargs):
-    return key((tuple(args), dict(kwargs)))
+def call_key(args, kwargs, strict: bool = True):
+    """The fingerprint of one call: its arguments, positional and by name (:func:`key`)."""
+    return key((tuple(args), dict(kwargs)), strict)
 
 
 def remember(ref):
