@@ -15,7 +15,9 @@ computing that one process (one core) alone would outlast the rest:
   taking what the others leave while those wait;
 - ``attacks``: the integrity and sandbox tests (the attack catalogues, their own courses);
 - ``rest``: every other test (``tests/`` without the paths above), so that nothing is left
-  out when a test file is added: the browser, the hub, the check service, engines, intake.
+  out when a test file is added: the browser, the hub, the check service, engines, intake;
+- :data:`ALONE`: the few tests whose claims are wall-clock windows of their own concurrency,
+  run after all the groups have finished, alone on the machine.
 
 A session fixture whose users sit in one group is made once per run by that group's process
 (tests/test_run_groups.py holds the users of the fixtures that grade a class in one group);
@@ -58,6 +60,13 @@ NICE = {"variants": 5, "tables": 5}
 #: the ``grading`` group: every user of the demo run must sit here (tests/test_run_groups.py)
 GRADING = GROUPS["grading"]
 
+#: tests whose claims are wall-clock windows of their own concurrency: run after the groups,
+#: alone on the machine. With the suite beside it, the flood test's windows (an honest check
+#: under way while the attacker's judgement is killed, each check within its bound) failed
+#: four ways on four loaded runs; alone, its baseline and its windows see the same machine
+ALONE = [("tests/checks/test_service_abuse.py::"
+          "test_one_student_flooding_slow_answers_costs_only_that_student")]
+
 #: ``make check``'s own end-to-end step: it grades one problem set that the ``grading`` group
 #: grades anyway (tests/notebooks), so ``make test`` leaves it out
 CHECK_ONLY = "tests/check"
@@ -71,8 +80,15 @@ def commands(extra: list[str], tmp: Path) -> dict[str, list[str]]:
     named = [p for paths in GROUPS.values() for p in paths]
     ignore = [f"--ignore={p}" for p in [*named, CHECK_ONLY] if p.startswith("tests/")]
     argv = {group: [*base, f"--basetemp={tmp / group}", *paths] for group, paths in GROUPS.items()}
-    argv["rest"] = [*base, f"--basetemp={tmp / 'rest'}", "tests", *ignore]
+    alone = [f"--deselect={test}" for test in ALONE]
+    argv["rest"] = [*base, f"--basetemp={tmp / 'rest'}", "tests", *ignore, *alone]
     return argv
+
+
+def alone_command(extra: list[str], tmp: Path) -> list[str]:
+    """The pytest command line of :data:`ALONE`, run once every group has finished."""
+    return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *extra,
+            f"--basetemp={tmp / 'alone'}", *ALONE]
 
 
 def main(argv=None) -> int:
@@ -112,6 +128,11 @@ def main(argv=None) -> int:
             for proc, _ in running.values():
                 proc.terminate()
             raise
+        print("\n===== alone (tests that time their own concurrency) =====", flush=True)
+        code = subprocess.run(alone_command(extra, tmp), cwd=ROOT, env=env, check=False).returncode
+        print(f"===== alone: exit {code} after {time.monotonic() - start:.0f} s =====")
+        if code != 0:
+            failed.append("alone")
         print(f"\nwhole suite: {time.monotonic() - start:.0f} s; "
               + (f"FAILED: {', '.join(failed)}" if failed else "every group passed"))
     return 1 if failed else 0

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.run_groups import GRADING, GROUPS, NICE, ROOT, commands
+from tests.run_groups import ALONE, GRADING, GROUPS, NICE, ROOT, alone_command, commands
 from tests.support.once import RUN_DIR, made_once
 
 #: the session fixtures that grade a whole class; a second group using one grades it again
@@ -59,6 +59,18 @@ def test_the_rest_group_leaves_out_exactly_the_named_groups(tmp_path):
         assert (ROOT / path).exists(), f"GROUPS names {path}, which does not exist"
     assert GRADING == GROUPS["grading"]
     assert set(NICE) <= set(argv), f"a lower priority for a group that does not exist: {NICE}"
+
+
+def test_the_tests_run_alone_run_once_after_the_groups_and_exist(tmp_path):
+    """Each of :data:`ALONE` is left out of ``rest`` and run by the last command, once."""
+    rest = commands([], tmp_path)["rest"]
+    alone = alone_command(["-x"], tmp_path)
+    for test in ALONE:
+        path, name = test.split("::")
+        assert f"--deselect={test}" in rest and test in alone
+        assert not any(path in paths for paths in GROUPS.values()), test  # else it runs twice
+        assert f"def {name}(" in (ROOT / path).read_text(), f"ALONE names {test}: not found"
+    assert "-x" in alone
 
 
 #: one process asking for the shared folder: it counts its builds in ``built``
