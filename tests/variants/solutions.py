@@ -4,9 +4,9 @@ Runs, in one namespace and in notebook order, the identity cell (with the studen
 the numbers cell, and just the cells the exact answers need (found from the names each
 cell defines and uses), with the solution markers removed: what a student typing in the
 instructor's solution would compute, in a fraction of the time of the whole notebook.
-A kept cell that also draws a figure draws it without laying it out
-(:func:`tests.support.handin_functions.no_layout`), and every figure is closed after each
-student.
+They run as :func:`tests.support.handin_functions.notebook_state_kept` runs a notebook's
+cells: in its folder, what they set for the whole process put back afterwards, figures not
+laid out and closed after each student.
 """
 
 from __future__ import annotations
@@ -15,13 +15,9 @@ import ast
 import contextlib
 import functools
 import io
-import warnings
-
-import numpy as np
-from matplotlib import pyplot as plt
 
 from kit.intake.submitted import solution_text
-from tests.support.handin_functions import no_layout
+from tests.support.handin_functions import notebook_state_kept
 from tests.support.nbgrading import nb_meta, read_source
 from tests.support.pasting import _EXACT_CALL
 
@@ -73,13 +69,8 @@ def solution_values(ps: str, student: str) -> dict:
     """``{answer name: value}`` the source solution computes for ``student``."""
     code, exact = _plan(ps)
     space = {"__student__": student}
-    # a notebook's own settings (np.set_printoptions, warning filters) stay in the notebook
-    with (contextlib.redirect_stdout(io.StringIO()), np.printoptions(),
-          warnings.catch_warnings(), no_layout()):
-        try:
-            for block in code:
-                exec(block, space)  # noqa: S102 - the instructor's own notebook
-            return {name: eval(expr, space) for name, expr in exact.items()}
-        finally:
-            plt.close("all")
+    with contextlib.redirect_stdout(io.StringIO()), notebook_state_kept(ps):
+        for block in code:
+            exec(block, space)  # noqa: S102 - the instructor's own notebook
+        return {name: eval(expr, space) for name, expr in exact.items()}
 
