@@ -72,11 +72,16 @@ ALONE = [("tests/checks/test_service_abuse.py::"
 CHECK_ONLY = "tests/check"
 
 
+def _pytest(extra: list[str]) -> list[str]:
+    """The start of every group's pytest command line."""
+    # the slowest tests of each group are listed at its end: where the suite's time goes
+    return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--durations=15",
+            *extra]
+
+
 def commands(extra: list[str], tmp: Path) -> dict[str, list[str]]:
     """The pytest command line of each group, ``{group: argv}``, ``rest`` last."""
-    # the slowest tests of each group are listed at its end: where the suite's time goes
-    base = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--durations=15",
-            *extra]
+    base = _pytest(extra)
     named = [p for paths in GROUPS.values() for p in paths]
     ignore = [f"--ignore={p}" for p in [*named, CHECK_ONLY] if p.startswith("tests/")]
     argv = {group: [*base, f"--basetemp={tmp / group}", *paths] for group, paths in GROUPS.items()}
@@ -87,8 +92,7 @@ def commands(extra: list[str], tmp: Path) -> dict[str, list[str]]:
 
 def alone_command(extra: list[str], tmp: Path) -> list[str]:
     """The pytest command line of :data:`ALONE`, run once every group has finished."""
-    return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *extra,
-            f"--basetemp={tmp / 'alone'}", *ALONE]
+    return [*_pytest(extra), f"--basetemp={tmp / 'alone'}", *ALONE]
 
 
 def main(argv=None) -> int:
