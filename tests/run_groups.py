@@ -14,8 +14,10 @@ computing that one process (one core) alone would outlast the rest:
   process of 377 CPU s). They only compute: they run at a lower priority, :data:`NICE`,
   taking what the others leave while those wait;
 - ``attacks``: the integrity and sandbox tests (the attack catalogues, their own courses);
+- ``browser``: the browser and hub tests, with the report tests (they share the session's
+  graded class, :mod:`tests.support.graded_class`);
 - ``rest``: every other test (``tests/`` without the paths above), so that nothing is left
-  out when a test file is added: the browser, the hub, the check service, engines, intake;
+  out when a test file is added: the check service, engines, intake, the term;
 - :data:`ALONE`: the few tests whose claims are wall-clock windows of their own concurrency,
   run after all the groups have finished, alone on the machine.
 
@@ -50,6 +52,9 @@ GROUPS = {
     "variants": ["tests/variants"],
     "tables": ["tests/grading", "tests/ref", "tests/sklearn_dropin", "kpca_ref", "kpca_probe"],
     "attacks": ["tests/integrity", "tests/sandbox"],
+    # the browsers and the hub, with the report tests that share their graded class: as one
+    # with the rest they were the last group to end, alone on the machine for its last 100 s
+    "browser": ["tests/browser", "tests/report"],
 }
 
 #: groups that only compute, run at a lower priority: they take what the others leave while
