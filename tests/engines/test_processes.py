@@ -42,6 +42,11 @@ def _run(jobs, n=2):
 
 
 def test_each_run_gives_its_workers_the_graders_environment_and_folder(tmp_path, monkeypatch):
+    from kit.engines.processes import stop_fork_server
+
+    # a server started earlier in this process by another user (the check service's judges,
+    # tests/checks) runs with that user's preload, not the grader's: this test starts its own
+    stop_fork_server()
     first = _run(["a", "b"])  # the fork server starts here, with this environment
     assert {r["env"] for r in first.values()} == {None}
     monkeypatch.setenv("KPCA_TEST_WORKER_ENV", "set after the server started")
