@@ -7,6 +7,10 @@ student defined (an ndarray subclass, a patched ``__eq__``) reaches the comparis
 sympy expressions travel as a tree of whitelisted node types; anything else becomes an
 :class:`Unreadable` that every comparison rejects.
 
+A numeric array of :data:`~kpca_probe.wire_raw.RAW_MIN` entries or more travels as its
+bytes (:mod:`kpca_probe.wire_raw`); bytes that are not exactly the array's are an
+:class:`Unreadable`.
+
 >>> import numpy as np, sympy as sp
 >>> decode(encode([np.arange(3.0), sp.Rational(1, 3), (True, None)]))
 [array([0., 1., 2.]), 1/3, (True, None)]
@@ -28,6 +32,7 @@ from kpca_probe.wire_limits import (
     checked_integer,
     magnitude,
 )
+from kpca_probe.wire_raw import RAW_MIN, decode_raw, encode_raw
 
 __all__ = ["MAX_DEPTH", "MAX_DIGITS", "MAX_MAGNITUDE", "MAX_NODES", "TooLarge", "Unreadable",
            "decode", "encode", "encode_error"]
@@ -125,6 +130,8 @@ def encode(value, depth: int = 0):
     if isinstance(value, np.ndarray):
         arr = np.asarray(value).view(np.ndarray)
         dtype = arr.dtype.name
+        if dtype in _DTYPES and arr.dtype.kind in "iufc" and arr.size >= RAW_MIN:
+            return {"nd": dtype, "shape": [int(s) for s in arr.shape], "raw": encode_raw(arr)}
         if dtype in _DTYPES:
             flat = arr.ravel().tolist()
             if arr.dtype.kind == "c":
@@ -256,6 +263,9 @@ def decode(data, depth: int = 0, budget: Budget | None = None):
             if data["nd"] not in _DTYPES:
                 return Unreadable("array")
             dtype = np.dtype(data["nd"])
+            if "raw" in data:
+                arr = decode_raw(dtype, shape, data["raw"])
+                return Unreadable("array") if arr is None else arr
             if dtype.kind == "c":
                 flat = [complex(_unnum(a), _unnum(b)) for a, b in data["d"]]
             elif dtype.kind == "f":

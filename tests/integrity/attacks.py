@@ -170,6 +170,30 @@ S = sp.Add(*[sqrt(i) for i in range(2, 2500)], evaluate=False)  # simplify(S - 2
 K_poly = Matrix([[S, 0, 0], [0, 0, 0], [0, 0, 2]])
 Kc_poly = Rational(1, 9) * Matrix([[10, -2, -8], [-2, 4, -2], [-8, -2, 10]])
 '''
+# the kernel sends an array's bytes (kpca_probe/wire_raw.py): a right answer whose bytes the
+# student forges arrives unreadable and earns nothing
+FORGE_RAW_BYTES = '''
+import sys
+import numpy as np
+
+def _centring(n):
+    return np.eye(n) - np.full((n, n), 1.0 / n)
+
+def centring_matrix(n):
+    wire = sys.modules.get("kpca_probe.wire")
+    if wire is not None and not hasattr(wire.encode_raw, "real"):  # the probe's encoder
+        real = wire.encode_raw
+
+        def forged(arr):  # a centring matrix's bytes: neither base64 nor of its length
+            square = arr.ndim == 2 and arr.shape[0] == arr.shape[1]
+            return "!" * 64 if square and np.allclose(arr, _centring(len(arr))) else real(arr)
+
+        forged.real = real
+        wire.encode_raw = forged
+    return _centring(n)
+'''
+
+
 def _solution(grade_id: str) -> str:
     from tests.support.nbgrading import solution_of
 
@@ -243,6 +267,8 @@ ATTACKS = {
     "flood_forged_probe": {"cells": {FIRST: FLOOD_FORGED_PROBE},
                            "lost": {"test_centring_matrix": 2}},
     "huge_error": {"cells": {FIRST: HUGE_ERROR}, "lost": {"test_centring_matrix": 2}},
+    # every value group unreadable, so the stated-error groups do not count either
+    "forge_raw_bytes": {"cells": {FIRST: FORGE_RAW_BYTES}, "lost": {"test_centring_matrix": 2}},
     "flood_before_probe": {"cells": {FIRST: FLOOD_BEFORE_PROBE}, "lost": {}},
     "slow_to_judge": {"cells": {"exact_poly_answer": SLOW_TO_JUDGE}, "lost": {"test_exact_poly": 3}},
     "huge_power": {"cells": {"exact_poly_answer": HUGE_POWER}, "lost": {"test_exact_poly": 1}},

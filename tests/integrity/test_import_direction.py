@@ -21,7 +21,7 @@ PACKAGES = ("kit", "kpca_ref", "kpca_probe")
 #: the name ends with ``$``)
 LAYERS: list[tuple[str, ...]] = [
     # what the grader and the kernels share: the kernel functions and the wire format
-    ("kpca_probe.functions", "kpca_probe.wire_limits"),
+    ("kpca_probe.functions", "kpca_probe.wire_limits", "kpca_probe.wire_raw"),
     ("kpca_probe.wire",),
     # the reference: one module per lecture idea, the tolerances, the mistakes' messages
     ("kpca_ref",),
