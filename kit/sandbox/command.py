@@ -1,8 +1,9 @@
 """The bubblewrap command line of one grading kernel: its mounts, environment and limits.
 
 :func:`bwrap_command` builds what :mod:`kit.sandbox.wrapper` starts for each kernel: ``bwrap``
-around ``python -m ipykernel_launcher``, with the Python of the kernel environment
-(:mod:`kit.sandbox.kernelenv`: what the course offers students, nothing else). The sandbox sees a
+around ipykernel (started as :mod:`kit.sandbox.kernel_start` says), with the Python of the
+kernel environment (:mod:`kit.sandbox.kernelenv`: what the course offers students, nothing
+else). The sandbox sees a
 minimal file system: ``/usr``, ``/etc``, the Python installation and the kernel
 environment, read-only, with the other Pythons' package folders emptied; ``kpca_probe``
 read-only, alone in :data:`PROBE_PATH` (:func:`probe_dir`); and, each a private tmpfs of
@@ -27,7 +28,7 @@ import os
 import sys
 from pathlib import Path
 
-from kit.sandbox import kernelenv
+from kit.sandbox import kernel_start, kernelenv
 from kit.sandbox.kernelenv import probe_dir
 
 #: Default limits (per kernel; ``KPCA_SANDBOX_<NAME>``, e.g. ``KPCA_SANDBOX_MEMORY_MB``,
@@ -242,7 +243,7 @@ def bwrap_command(bwrap: str, connection_file: Path, socket_dir: Path, cwd: Path
     lim = kernel_limits()
     return args + [python, "-I", "-c", INNER, str(uid), str(gid),
                    *(str(lim[k]) for k in ("memory", "nproc", "cpu", "fsize")), str(socket_dir),
-                   python, "-m", "ipykernel_launcher", "-f", inside]
+                   python, "-c", kernel_start.program(), "-f", inside]
 
 
 def template_command(bwrap: str, cwd: Path, env: dict[str, str], source: str,

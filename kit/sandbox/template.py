@@ -32,6 +32,7 @@ import socket
 import struct
 import sys
 
+from kit.sandbox.kernel_start import start_kernel  # the template's source holds its text
 from kit.sandbox.template_mounts import (  # the template's source begins with that file's text
     CLONE_NEWIPC,
     CLONE_NEWNET,
@@ -100,13 +101,7 @@ def _become_kernel(req, out_fd):
         sys.modules["numpy"].random.seed()
     if "sympy.core.random" in sys.modules:
         sys.modules["sympy.core.random"].rng.seed()
-    import ipykernel_launcher
-
-    sys.argv = [ipykernel_launcher.__file__, "-f", req["connection_file"]]
-    sys.path[:] = [p for p in sys.path if p not in ("", req["cwd"])]
-    from ipykernel import kernelapp
-
-    kernelapp.launch_new_instance()
+    start_kernel(req["connection_file"], req["cwd"])  # kernel_start.py, as a cold kernel's
     os._exit(0)
 
 

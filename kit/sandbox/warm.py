@@ -73,14 +73,19 @@ def enabled(env: dict[str, str] | None = None) -> bool:
 
 
 def template_source() -> str:
-    """The template's program for ``python -c``: ``template_mounts.py``, then ``template.py``
-    without its import of the former (nothing of ``kit`` is importable in the sandbox)."""
+    """The template's program for ``python -c``: ``template_mounts.py``, ``kernel_start.py``,
+    then ``template.py`` without its imports of those (nothing of ``kit`` is importable in the
+    sandbox)."""
     here = Path(__file__).parent
     main = (here / "template.py").read_text()
     main, found = re.subn(r"from kit\.sandbox\.template_mounts import \([^)]*\)\n", "", main)
-    if found != 1:
-        raise RuntimeError("kit/sandbox/template.py must import template_mounts exactly once")
-    return (here / "template_mounts.py").read_text() + "\n\n" + main
+    main, started = re.subn(r"from kit\.sandbox\.kernel_start import start_kernel[^\n]*\n", "",
+                            main)
+    if found != 1 or started != 1:
+        raise RuntimeError("kit/sandbox/template.py must import template_mounts and "
+                           "kernel_start exactly once each")
+    return "\n\n".join((here / name).read_text() for name in (
+        "template_mounts.py", "kernel_start.py")) + "\n\n" + main
 
 
 class _Template:

@@ -7,7 +7,7 @@ a plain ipykernel. This wrapper:
 1. refuses to start, with a message and exit status :data:`REFUSED`, when bubblewrap is
    missing, cannot create namespaces, or the kernel was not launched over ipc sockets (it
    never falls back to an unsandboxed kernel);
-2. starts ``bwrap`` around ``python -m ipykernel_launcher``, with the Python of the kernel
+2. starts ``bwrap`` around ipykernel (:mod:`kit.sandbox.kernel_start`), with the Python of the kernel
    environment (:mod:`kit.sandbox.kernelenv`), on a minimal file system whose only writable
    places are size-capped tmpfs of its own, without network, in its own pid/ipc/uts
    namespaces and with a clean environment; the command line, with every mount, is built
