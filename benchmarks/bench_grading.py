@@ -52,23 +52,13 @@ from nbformat.v4 import new_code_cell
 from kit.autograde import grade_class
 from kit.course import ASSIGNMENTS, copy_course
 from kit.engines import cputime
+from kit.engines.cputime import machine_seconds as cpu_seconds
 from kit.engines.processes import stop_fork_server
 from kit.intake.submitted import build_submission, lay
 from kit.release import release
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from floor import floor_seconds
-
-
-def cpu_seconds() -> float:
-    """CPU time the whole machine has spent busy so far (every process, from /proc/stat)."""
-    try:
-        fields = [int(v) for v in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
-    except OSError:
-        return float("nan")
-    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
-    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
-
 
 #: Added as the last cell of each submission by ``--figures compare``: the kernel's own CPU
 #: time (a sandboxed kernel is not a child this script can account for; it dies killed).

@@ -60,6 +60,22 @@ def snapshot(kinds: dict[str, list[int]]) -> dict[str, float]:
     return {kind: sum(tree_seconds(pid) for pid in pids) for kind, pids in kinds.items()}
 
 
+def machine_seconds() -> float:
+    """CPU seconds the whole machine has spent busy so far (every process; ``/proc/stat``).
+
+    Counts what a process tree loses: a grading kernel killed at its notebook's end (nbgrader's
+    ``shutdown_kernel = "immediate"``) dies with its sandbox's pid namespace, unreaped, and its
+    CPU reaches no tree. Other work on the machine counts too: read it on an idle machine.
+    """
+    try:
+        with open("/proc/stat") as fh:
+            fields = [int(v) for v in fh.readline().split()[1:]]
+    except (OSError, ValueError):
+        return float("nan")
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
 def become_subreaper() -> None:
     """Make this process a child subreaper: orphans of its descendants become its children."""
     libc = ctypes.CDLL(None, use_errno=True)

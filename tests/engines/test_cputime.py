@@ -79,3 +79,11 @@ def test_the_launcher_needs_a_command(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "kit.engines.cputime", "--"],
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 2 and "no command given" in proc.stderr
+
+
+def test_the_machines_busy_time_counts_what_any_process_spends():
+    before = cputime.machine_seconds()
+    start = time.process_time()
+    while time.process_time() - start < 0.3:  # this process's own CPU, no child of anyone's
+        pass
+    assert cputime.machine_seconds() - before >= 0.25
