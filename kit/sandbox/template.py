@@ -19,7 +19,10 @@ takes its own environment and limits,
 drops root for its own uid (and with it every capability), reseeds numpy's and sympy's
 generators (Python reseeds ``random`` after a fork itself), and starts ipykernel. The keeper
 waits until the kernel ends, or its wrapper says "kill" or hangs up, and reports the status;
-init dies with its keeper, and the notebook's whole pid namespace with init.
+init dies with its keeper, and the notebook's whole pid namespace with init. To stop a
+kernel the keeper asks init (SIGTERM), which kills the kernel and reaps it, so that its CPU
+time reaches the processes above; init itself is killed should it not end within
+:data:`STOP_GRACE`.
 """
 
 import gc
@@ -127,10 +130,27 @@ def _init(req, fds, keeper_alive):
         finally:
             os._exit(70)
     os.closerange(3, 65536)
+    # the keeper's stop (_stop): kill the kernel and reap it, so that its CPU time is counted
+    signal.signal(signal.SIGTERM, lambda *_: os.kill(kernel, signal.SIGKILL))
     while True:
         pid, status = os.wait()
         if pid == kernel:
             os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
+
+
+def _stop(init, pidfd) -> bool:
+    """Stop a notebook: init kills its kernel and reaps it (the kernel's CPU is then counted
+    by every process above that waits for its children); SIGKILL should init not end at once.
+    True when init was asked."""
+    try:
+        os.kill(init, signal.SIGTERM)
+    except ProcessLookupError:
+        return False
+    if not select.select([pidfd], [], [], STOP_GRACE)[0]:
+        os.kill(init, signal.SIGKILL)
+    return True
+
+STOP_GRACE = 1.0  # seconds init has to kill and reap its kernel before the keeper kills init
 
 
 def _keep(conn):
@@ -165,6 +185,7 @@ def _keep(conn):
         os.close(fd)
     conn.sendall(json.dumps({"started": init}).encode() + b"\n")
     pidfd = os.pidfd_open(init)
+    stopped = False
     while True:
         ready, _, _ = select.select([conn, pidfd], [], [])
         if pidfd in ready:
@@ -174,11 +195,14 @@ def _keep(conn):
         except OSError:
             data = b""
         if not data or b"kill" in data:
-            os.kill(init, signal.SIGKILL)
+            stopped = _stop(init, pidfd)
             break
     _, status = os.waitpid(init, 0)
+    code = os.waitstatus_to_exitcode(status)
+    if stopped and code == -signal.SIGKILL & 0xFF:  # init passed on its kernel's SIGKILL
+        code = -signal.SIGKILL  # what a kernel killed with its init reported
     try:
-        conn.sendall(json.dumps({"status": os.waitstatus_to_exitcode(status)}).encode() + b"\n")
+        conn.sendall(json.dumps({"status": code}).encode() + b"\n")
     except OSError:
         pass
     os._exit(0)
