@@ -15,9 +15,9 @@ twice in the same run of this script:
 CPU is counted per process kind (benchmarks/scale_cluster.py, kit/engines/cputime.py): the
 workers with their sandboxed kernels, the client, the scheduler, the database, and local
 grading's whole tree, per graded notebook (with ``--db``, the database's is not counted).
-The trees miss each warm kernel killed at its notebook's end (unreaped in its sandbox's pid
-namespace), so the machine's busy CPU over the two local runs is measured too (``/proc/stat``:
-run this on an otherwise idle machine) and the 1,000 x 7 projection's goal is judged on it.
+The machine's busy CPU over the two local runs is measured too (``/proc/stat``: run this on
+an otherwise idle machine), a check on the trees (they missed every warm kernel, killed
+unreaped, until its init reaped it), and the 1,000 x 7 projection's goal is judged on it.
 Dask workers and the scheduler also cost CPU at rest, measured over idle windows before
 grading; on this shared machine it adds up over a long wall time, so the goals are judged
 as measured and on cores of their own (scale_projection.py). Goals: the workers' CPU per

@@ -50,7 +50,7 @@ class Measured:
     half_graded: int = 0
     half_local_cpu: float = 0.0
     # the machine's busy CPU over the same two local runs (``/proc/stat``, 0: not measured):
-    # the process trees miss each warm kernel, killed unreaped at its notebook's end
+    # a check on the trees, which once missed every warm kernel (killed unreaped)
     local_machine_cpu: float = 0.0
     half_machine_cpu: float = 0.0
 
@@ -137,8 +137,8 @@ def _machine_projection(m: Measured, total: int) -> str:
     """The 1,000 x 7 projection from the machine's busy CPU over the two local runs."""
     n = max(1, m.graded)
     line = (f"  the same from the machine's busy CPU over the local runs (/proc/stat, "
-            f"{m.local_machine_cpu:.1f} s against the trees' {m.local_cpu:.1f}: every process, "
-            f"the kernels included; the machine otherwise idle): ")
+            f"{m.local_machine_cpu:.1f} s against the trees' {m.local_cpu:.1f}: every process "
+            f"on the machine, otherwise idle): ")
     if 0 < m.half_graded < m.graded and m.half_machine_cpu > 0:
         marginal = (m.local_machine_cpu - m.half_machine_cpu) / (m.graded - m.half_graded)
         start = max(0.0, m.local_machine_cpu - marginal * m.graded)
@@ -180,7 +180,7 @@ def projections(m: Measured) -> list[str]:
         how = f"{total:,} x {c_local:.3f} CPU s / {m.cores} cores = {_h(local)}"
     lines += ["projections (notebooks / the lowest rate; grading CPU-bound on cores of its own):",
               (f"  1,000 x 7 = {total:,} notebooks on this machine, local grading + sqlite: "
-               f"{how}, counting the process trees' CPU, which misses the warm kernels'"
+               f"{how}, counting the process trees' CPU"
                + ("" if m.local_machine_cpu > 0 else
                   f" (goal < {THIS_MACHINE_HOURS} h: "
                   f"{'met' if local / 3600 < THIS_MACHINE_HOURS else 'MISSED'})") + "; "

@@ -63,9 +63,9 @@ def snapshot(kinds: dict[str, list[int]]) -> dict[str, float]:
 def machine_seconds() -> float:
     """CPU seconds the whole machine has spent busy so far (every process; ``/proc/stat``).
 
-    Counts what a process tree loses: a grading kernel killed at its notebook's end (nbgrader's
-    ``shutdown_kernel = "immediate"``) dies with its sandbox's pid namespace, unreaped, and its
-    CPU reaches no tree. Other work on the machine counts too: read it on an idle machine.
+    A check on :func:`tree_seconds`, which misses what no process of the tree reaps (a
+    process that dies unreaped in a pid namespace of its own: every warm kernel did, until
+    its init reaped it). Other work on the machine counts too: read it on an idle machine.
     """
     try:
         with open("/proc/stat") as fh:
