@@ -54,16 +54,17 @@ def _launch(command: list[str], report: Path, log: Path, **popen) -> subprocess.
 
 
 def grade_locally(course_root: Path, assignments, processes: int, folder: Path):
-    """Grade the course locally; ``(wall s, CPU s of the whole tree, outcomes)``."""
+    """Grade the course locally; ``(wall s, CPU s of the whole tree, the machine's busy CPU s
+    over the run, outcomes)``."""
     out, report = folder / "local.json", folder / "local-cpu.json"
-    start = time.perf_counter()
+    start, machine = time.perf_counter(), cputime.machine_seconds()
     proc = _launch([sys.executable, "-c", LOCAL, str(course_root), str(out), str(processes),
                     *assignments], report, folder / "local.log", env=_env(), cwd=folder)
     if proc.wait() != 0:
         raise RuntimeError("local grading failed: " + (folder / "local.log").read_text()[-2000:])
-    wall = time.perf_counter() - start
+    wall, machine = time.perf_counter() - start, cputime.machine_seconds() - machine
     outcomes = [tuple(o[:3]) + (o[3],) for o in json.loads(out.read_text())]
-    return wall, json.loads(report.read_text())["cpu_seconds"], outcomes
+    return wall, json.loads(report.read_text())["cpu_seconds"], machine, outcomes
 
 
 def _free_port() -> int:

@@ -55,6 +55,13 @@ class Measured:
     half_machine_cpu: float = 0.0
 
 
+def split(whole: float, half: float, graded: int, half_graded: int) -> tuple[float, float]:
+    """``(CPU s to start a run, CPU s a notebook)`` from a whole class's run and its first
+    half's alone."""
+    marginal = (whole - half) / (graded - half_graded)
+    return max(0.0, whole - marginal * graded), marginal
+
+
 def derive(m: Measured) -> dict:
     """Per-notebook CPU seconds and rest rates from the measurements (formulas as printed)."""
     n, k = max(1, m.graded), max(1, m.steady_nb)
@@ -66,8 +73,8 @@ def derive(m: Measured) -> dict:
     d["sched"] = (m.steady_scheduler_cpu - _rest(d["fixed"], d["per_beat"], m.workers)
                   * m.steady_wall) / k
     if 0 < m.half_graded < m.graded:
-        d["marginal"] = (m.local_cpu - m.half_local_cpu) / (m.graded - m.half_graded)
-        d["start"] = max(0.0, m.local_cpu - d["marginal"] * m.graded)
+        d["start"], d["marginal"] = split(m.local_cpu, m.half_local_cpu, m.graded,
+                                          m.half_graded)
     d["client"], d["db"] = m.steady_client_cpu / k, m.steady_db_cpu / k
     d["client_other"] = max(0.0, m.steady_client_cpu - m.steady_record_cpu) / k
     return d
@@ -140,8 +147,8 @@ def _machine_projection(m: Measured, total: int) -> str:
             f"{m.local_machine_cpu:.1f} s against the trees' {m.local_cpu:.1f}: every process "
             f"on the machine, otherwise idle): ")
     if 0 < m.half_graded < m.graded and m.half_machine_cpu > 0:
-        marginal = (m.local_machine_cpu - m.half_machine_cpu) / (m.graded - m.half_graded)
-        start = max(0.0, m.local_machine_cpu - marginal * m.graded)
+        start, marginal = split(m.local_machine_cpu, m.half_machine_cpu, m.graded,
+                                m.half_graded)
         hours = (start + total * marginal) / m.cores / 3600
         line += (f"({start:.1f} CPU s to start a run + {total:,} x {marginal:.3f} CPU s a "
                  f"notebook) / {m.cores} cores = {hours:.2f} h")

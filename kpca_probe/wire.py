@@ -32,6 +32,7 @@ from kpca_probe.wire_limits import (
     checked_integer,
     magnitude,
 )
+from kpca_probe.wire_raw import KINDS as RAW_KINDS
 from kpca_probe.wire_raw import RAW_MIN, decode_raw, encode_raw
 
 __all__ = ["MAX_DEPTH", "MAX_DIGITS", "MAX_MAGNITUDE", "MAX_NODES", "TooLarge", "Unreadable",
@@ -130,7 +131,7 @@ def encode(value, depth: int = 0):
     if isinstance(value, np.ndarray):
         arr = np.asarray(value).view(np.ndarray)
         dtype = arr.dtype.name
-        if dtype in _DTYPES and arr.dtype.kind in "iufc" and arr.size >= RAW_MIN:
+        if dtype in _DTYPES and arr.dtype.kind in RAW_KINDS and arr.size >= RAW_MIN:
             return {"nd": dtype, "shape": [int(s) for s in arr.shape], "raw": encode_raw(arr)}
         if dtype in _DTYPES:
             flat = arr.ravel().tolist()

@@ -138,6 +138,10 @@ def _init(req, fds, keeper_alive):
             os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
 
 
+#: seconds init has to kill and reap its kernel before the keeper kills init
+STOP_GRACE = 1.0
+
+
 def _stop(init, pidfd) -> bool:
     """Stop a notebook: init kills its kernel and reaps it (the kernel's CPU is then counted
     by every process above that waits for its children); SIGKILL should init not end at once.
@@ -149,8 +153,6 @@ def _stop(init, pidfd) -> bool:
     if not select.select([pidfd], [], [], STOP_GRACE)[0]:
         os.kill(init, signal.SIGKILL)
     return True
-
-STOP_GRACE = 1.0  # seconds init has to kill and reap its kernel before the keeper kills init
 
 
 def _keep(conn):
